@@ -1,1 +1,5 @@
-fn main(){}
+//! The `toolhost` binary: see [`toolhost::cli`].
+
+fn main() -> std::process::ExitCode {
+    toolhost::cli::main()
+}

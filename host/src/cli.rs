@@ -1,0 +1,278 @@
+//! The `toolhost` command line.
+//!
+//! Exit codes: 0 success; 1 the tool call failed (its text is still printed); 2 bad usage
+//! (unknown tool, malformed parameters, bad arguments).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{json, Value};
+
+use crate::known_tools::is_cline_tool;
+use crate::plugins::discovery::plugin_dirs;
+use crate::policy::{ApprovalMode, Workspace};
+use crate::settings::Settings;
+use crate::ui::{HeadlessUi, TerminalUi, Ui};
+use crate::{Host, HostConfig};
+
+/// Runs tool plugins for coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "toolhost", version, about)]
+pub struct Cli {
+    /// A plugin directory (repeatable). Default: $TOOLHOST_PLUGIN_PATH, else `plugins/` next to
+    /// the executable or one level up.
+    #[arg(long = "plugins", global = true, value_name = "DIR")]
+    pub plugins: Vec<PathBuf>,
+    /// The settings file. Default: $TOOLHOST_SETTINGS, else ~/.config/toolhost/settings.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// More logging on stderr (repeatable). $TOOLHOST_LOG takes a tracing filter.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lists every registered tool name.
+    Tools {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Runs one tool call and prints exactly what the model would receive.
+    Call(CallArgs),
+    /// Checks what the policies say, without running anything.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+/// Arguments of `toolhost call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool's name.
+    pub tool: String,
+    /// The parameters as a JSON object, or `-` to read them from stdin. Default: `{}`.
+    pub params: Option<String>,
+    /// The workspace directory. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Approve everything without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// Print `{"is_error", "text", "images"}` as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `toolhost policy ...`
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Whether .clineignore and the workspace boundary allow a path, and why (JSON).
+    CheckPath {
+        /// The path, as a tool would receive it.
+        path: String,
+        /// The workspace directory. Default: the current directory.
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+}
+
+/// Parses the arguments and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match run(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("toolhost: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// Runs a parsed command line; `Err` is a usage error (exit 2).
+pub fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Tools { json } => {
+            let host = build_host(&cli.plugins, cli.settings.as_deref(), None, ApprovalMode::DenyUnlessAuto)?;
+            print_tools(&host, json);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call(args) => call(&cli.plugins, cli.settings.as_deref(), args),
+        Command::Policy(PolicyCommand::CheckPath { path, cwd }) => {
+            let workspace = open_workspace(cwd.as_deref())?;
+            print_line(&check_path_json(&workspace, &path).to_string());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn open_workspace(cwd: Option<&Path>) -> Result<Workspace, String> {
+    let dir = cwd.unwrap_or(Path::new("."));
+    Workspace::new(dir).map_err(|e| format!("cannot use {} as the workspace: {e}", dir.display()))
+}
+
+fn build_host(plugins: &[PathBuf], settings: Option<&Path>, cwd: Option<&Path>, approval: ApprovalMode) -> Result<std::sync::Arc<Host>, String> {
+    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+    let workspace = open_workspace(cwd)?;
+    let ui: Box<dyn Ui> = match approval {
+        ApprovalMode::Ask => Box::new(TerminalUi),
+        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => Box::new(HeadlessUi),
+    };
+    let dirs = plugin_dirs(plugins);
+    if dirs.is_empty() {
+        tracing::warn!("no plugin directory found: pass --plugins DIR or set TOOLHOST_PLUGIN_PATH");
+    }
+    Ok(Host::new(HostConfig {
+        plugin_dirs: dirs,
+        workspace,
+        settings,
+        approval,
+        ui,
+        task_id: new_task_id(),
+    }))
+}
+
+fn new_task_id() -> String {
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    format!("{millis}-{}", std::process::id())
+}
+
+fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<ExitCode, String> {
+    let params = match args.params.as_deref() {
+        None => "{}".to_string(),
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the parameters from stdin: {e}"))?;
+            text
+        }
+        Some(text) => text.to_string(),
+    };
+    match serde_json::from_str::<Value>(&params) {
+        Ok(Value::Object(_)) => {}
+        Ok(_) => return Err("the parameters must be a JSON object".to_string()),
+        Err(e) => return Err(format!("the parameters are not valid JSON: {e}")),
+    }
+    let approval = if args.yes {
+        ApprovalMode::ApproveAll
+    } else if TerminalUi::detect().is_some() {
+        ApprovalMode::Ask
+    } else {
+        ApprovalMode::DenyUnlessAuto
+    };
+    let host = build_host(plugins, settings, args.cwd.as_deref(), approval)?;
+    if host.registry().get(&args.tool).is_none() {
+        let names: Vec<&str> = host.registry().tools().map(|(name, _)| name).collect();
+        return Err(format!(
+            "no tool named '{}' is loaded (loaded: {})",
+            args.tool,
+            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        ));
+    }
+    let outcome = host.call(&args.tool, &params);
+    if args.json {
+        print_line(&serde_json::to_string(&outcome.to_json()).unwrap_or_default());
+    } else {
+        print_line(&outcome.model_text());
+    }
+    host.registry().shutdown();
+    Ok(if outcome.is_error() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn print_line(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
+}
+
+fn print_tools(host: &Host, json: bool) {
+    let registry = host.registry();
+    if json {
+        let tools: Vec<Value> = registry
+            .tools()
+            .map(|(name, tool)| {
+                let plugin = &tool.handler.plugin;
+                json!({
+                    "name": name,
+                    "plugin": plugin.name,
+                    "plugin_version": plugin.version.to_string(),
+                    "abi_version": plugin.abi_version.to_string(),
+                    "library": plugin.path,
+                    "partial": tool.spec.partial,
+                    "handler_id": tool.handler.id,
+                    "cline_tool": is_cline_tool(name),
+                    "description": tool.spec.description,
+                })
+            })
+            .collect();
+        let warnings: Vec<Value> = registry
+            .warnings()
+            .iter()
+            .map(|w| json!({"file": w.file, "message": w.message}))
+            .collect();
+        print_line(&json!({"tools": tools, "warnings": warnings}).to_string());
+        return;
+    }
+    let mut out = String::new();
+    for (name, tool) in registry.tools() {
+        let plugin = &tool.handler.plugin;
+        out.push_str(&format!(
+            "{name:<28} {:<22} {:<8} handler={:<24} partial={:<5} {}\n",
+            plugin.name,
+            plugin.version,
+            tool.handler.id,
+            tool.spec.partial,
+            plugin.path.display()
+        ));
+    }
+    print!("{out}");
+}
+
+/// The JSON `policy check-path` prints.
+pub fn check_path_json(workspace: &Workspace, path: &str) -> Value {
+    let verdict = workspace.verdict(path);
+    let (allowed, reason) = if verdict.ignored {
+        (false, "blocked by .clineignore")
+    } else if !verdict.inside_workspace {
+        (false, "outside the workspace: needs approval (reads outside are not auto-approved by default)")
+    } else {
+        (true, "inside the workspace and not ignored")
+    };
+    json!({
+        "path": verdict.path,
+        "absolute": verdict.absolute,
+        "resolved": verdict.resolved,
+        "inside_workspace": verdict.inside_workspace,
+        "ignored": verdict.ignored,
+        "allowed": allowed,
+        "reason": reason,
+    })
+}

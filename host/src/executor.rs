@@ -1,0 +1,353 @@
+//! The host and the flow of one tool call.
+//!
+//! For every call: find the handler, parse the parameters, check the required ones, apply the
+//! workspace policies to the path parameters, ask for approval, run the handler on its own
+//! thread under a timeout, and turn whatever happened into a result the model can read. A
+//! failure of any kind (error, panic, timeout, bad input) becomes a tool error; it never
+//! reaches the host's own control flow.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use abi_stable::sabi_trait::TD_Opaque;
+use abi_stable::std_types::{RErr, ROk, RStr};
+use serde_json::{Map, Value};
+use tool_api::abi::{HostServices_TO, ToolCall, ToolError, ToolErrorKind};
+use tool_api::model::{ApprovalDecision, ApprovalRequest, AskResponse, TaskContext, ToolContent};
+use tool_api::texts;
+
+use crate::outcome::CallOutcome;
+use crate::plugins::{RegisteredTool, Registry};
+use crate::policy::{auto_approves, ApprovalMode, Workspace};
+use crate::services::{CallServices, Cancellation};
+use crate::settings::Settings;
+use crate::task::TaskState;
+use crate::ui::Ui;
+
+/// How deep tools may call tools through `invoke_tool`.
+const MAX_NESTING: u32 = 8;
+
+/// Everything needed to build a [`Host`].
+pub struct HostConfig {
+    /// Plugin directories, in priority order.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// The workspace.
+    pub workspace: Workspace,
+    /// The settings.
+    pub settings: Settings,
+    /// How approvals are decided.
+    pub approval: ApprovalMode,
+    /// The user interface.
+    pub ui: Box<dyn Ui>,
+    /// The task's id.
+    pub task_id: String,
+}
+
+/// A running host: loaded plugins, one workspace, one task.
+pub struct Host {
+    registry: Registry,
+    workspace: Workspace,
+    settings: Settings,
+    approval: ApprovalMode,
+    ui: Box<dyn Ui>,
+    task: TaskState,
+    task_id: String,
+    me: Weak<Host>,
+}
+
+impl Host {
+    /// Loads the plugins and builds the host.
+    pub fn new(config: HostConfig) -> Arc<Self> {
+        let registry = Registry::load(&config.plugin_dirs);
+        Arc::new_cyclic(|me| Self {
+            registry,
+            workspace: config.workspace,
+            settings: config.settings,
+            approval: config.approval,
+            ui: config.ui,
+            task: TaskState::default(),
+            task_id: config.task_id,
+            me: me.clone(),
+        })
+    }
+
+    /// The registry of tools.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The task state.
+    pub fn task(&self) -> &TaskState {
+        &self.task
+    }
+
+    /// The user interface.
+    pub fn ui(&self) -> &dyn Ui {
+        self.ui.as_ref()
+    }
+
+    /// Runs one tool call from the model.
+    pub fn call(&self, name: &str, params_json: &str) -> CallOutcome {
+        self.call_nested(name, params_json, 0)
+    }
+
+    /// Runs a tool call at a nesting depth (0 for calls from the model).
+    pub fn call_nested(&self, name: &str, params_json: &str, depth: u32) -> CallOutcome {
+        let Some(tool) = self.registry.get(name).cloned() else {
+            return CallOutcome::unknown_tool(name);
+        };
+        let params = match parse_params(params_json) {
+            Ok(params) => params,
+            Err(e) => return self.finish(name, format!("[{name}]"), Err(e)),
+        };
+        let description = describe(&tool, name, &params, &self.context(false));
+        let result = if depth > MAX_NESTING {
+            Err(ToolError::new(
+                ToolErrorKind::FAILED,
+                format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
+            ))
+        } else {
+            self.checked_run(&tool, name, &params, depth)
+        };
+        self.finish(name, description, result)
+    }
+
+    /// Policies, approval and execution.
+    fn checked_run(&self, tool: &RegisteredTool, name: &str, params: &Map<String, Value>, depth: u32) -> Result<ToolContent, ToolError> {
+        if let Some(reason) = tool.handler.plugin.failure() {
+            return Err(ToolError::new(
+                ToolErrorKind::FAILED,
+                format!(
+                    "The plugin '{}' that provides {name} was disabled after an earlier failure ({reason}). Use another tool.",
+                    tool.handler.plugin.name
+                ),
+            ));
+        }
+        self.check_required(tool, name, params)?;
+        let paths: Vec<String> = tool
+            .spec
+            .path_params
+            .iter()
+            .filter_map(|p| params.get(p).and_then(value_as_string))
+            .filter(|p| !p.is_empty())
+            .collect();
+        for path in &paths {
+            if self.workspace.verdict(path).ignored {
+                return Err(ToolError::new(ToolErrorKind::BLOCKED, texts::clineignore_error(path)));
+            }
+        }
+        if let Some(category) = tool.spec.approval {
+            let request = ApprovalRequest {
+                tool: name.to_string(),
+                category,
+                path: paths.first().cloned(),
+                message: approval_message(name, &paths, &self.workspace),
+            };
+            let decision = self.decide_approval(&request);
+            if !decision.approved {
+                return Err(denied(decision.feedback));
+            }
+        }
+        self.run(tool, name, params, depth)
+    }
+
+    fn check_required(&self, tool: &RegisteredTool, name: &str, params: &Map<String, Value>) -> Result<(), ToolError> {
+        for required in tool.spec.required_params() {
+            let allows_empty = tool.spec.input_schema["properties"][required]["minLength"] == 0;
+            let missing = match params.get(required).and_then(value_as_string) {
+                None => true,
+                Some(value) => value.is_empty() && !allows_empty,
+            };
+            if missing {
+                let rel_path = params.get("path").and_then(value_as_string);
+                self.ui.say(
+                    "error",
+                    &texts::missing_param_notice(name, required, rel_path.as_deref()),
+                    false,
+                );
+                return Err(tool_api::sdk::missing(required));
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the approval policy: `--yes`, subagents and auto-approved categories go ahead;
+    /// otherwise the user is asked, or, with nobody to ask, the request is denied.
+    pub fn decide_approval(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let approved = ApprovalDecision {
+            approved: true,
+            feedback: None,
+        };
+        if self.approval == ApprovalMode::ApproveAll {
+            return approved;
+        }
+        let inside = request
+            .path
+            .as_deref()
+            .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
+        if auto_approves(&self.settings.auto_approve, request.category, inside) {
+            return approved;
+        }
+        let refused = |feedback| ApprovalDecision {
+            approved: false,
+            feedback,
+        };
+        match self.approval {
+            ApprovalMode::Ask => match self.ui.ask("tool", &request.message) {
+                Some(reply) if reply.response == AskResponse::Yes => approved,
+                Some(reply) => refused(reply.text.filter(|t| !t.is_empty())),
+                None => refused(None),
+            },
+            ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => refused(None),
+        }
+    }
+
+    /// The task context for a call.
+    fn context(&self, is_subagent: bool) -> TaskContext {
+        TaskContext {
+            task_id: self.task_id.clone(),
+            cwd: self.workspace.cwd().to_string_lossy().into_owned(),
+            workspace_roots: self.workspace.roots(),
+            mode: Default::default(),
+            is_subagent,
+            yolo: false,
+            parallel_tool_calling: true,
+        }
+    }
+
+    /// Runs the handler on its own thread; gives up on it after the call timeout.
+    fn run(&self, tool: &RegisteredTool, name: &str, params: &Map<String, Value>, depth: u32) -> Result<ToolContent, ToolError> {
+        let cancellation = Arc::new(Cancellation::default());
+        let services = CallServices {
+            host: self.me.clone(),
+            tool: name.to_string(),
+            cancellation: cancellation.clone(),
+            depth,
+        };
+        let handler = tool.handler.clone();
+        let tool_name = name.to_string();
+        let params_json = Value::Object(params.clone()).to_string();
+        let context_json = serde_json::to_string(&self.context(false)).unwrap_or_default();
+        let (sender, receiver) = mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name(format!("tool:{name}"))
+            .spawn(move || {
+                let host = HostServices_TO::from_ptr(&services, TD_Opaque);
+                let call = ToolCall {
+                    tool_name: RStr::from(tool_name.as_str()),
+                    call_id: RStr::from(""),
+                    params_json: RStr::from(params_json.as_str()),
+                    context_json: RStr::from(context_json.as_str()),
+                };
+                let result = match handler.handler.execute(call, host) {
+                    ROk(output) => serde_json::from_str::<ToolContent>(output.content_json.as_str()).map_err(|e| {
+                        ToolError::new(ToolErrorKind::INTERNAL, format!("the tool returned malformed content: {e}"))
+                    }),
+                    RErr(e) => Err(e),
+                };
+                let _ = sender.send(result);
+            });
+        if let Err(e) = spawned {
+            return Err(ToolError::new(ToolErrorKind::INTERNAL, format!("cannot start a thread for the call: {e}")));
+        }
+        let timeout = Duration::from_secs(self.settings.limits.call_timeout_secs.max(1));
+        let result = match receiver.recv_timeout(timeout) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => {
+                cancellation.cancel();
+                Err(ToolError::new(
+                    ToolErrorKind::TIMEOUT,
+                    format!("The tool did not finish within {} seconds and was cancelled.", timeout.as_secs()),
+                ))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(ToolError::new(
+                ToolErrorKind::INTERNAL,
+                "The tool's thread ended without a result.",
+            )),
+        };
+        if let Err(e) = &result {
+            if e.kind == ToolErrorKind::PANIC {
+                tool.handler.plugin.mark_failed(&e.message);
+                tracing::error!(target: "toolhost::executor", "plugin '{}' panicked in {name}: {}", tool.handler.plugin.name, e.message);
+            }
+        }
+        result
+    }
+
+    /// Updates the task state for a result and wraps it.
+    fn finish(&self, name: &str, description: String, result: Result<ToolContent, ToolError>) -> CallOutcome {
+        match &result {
+            Ok(_) => self.task.reset_mistakes(),
+            Err(e) if e.kind.is_mistake() => self.task.add_mistake(),
+            Err(_) => {}
+        }
+        CallOutcome {
+            tool: name.to_string(),
+            description,
+            result,
+        }
+    }
+}
+
+/// Parses the parameters: a JSON object (or nothing).
+fn parse_params(json: &str) -> Result<Map<String, Value>, ToolError> {
+    if json.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    tool_api::sdk::Params::from_json(json).map(|p| p.as_map().clone())
+}
+
+/// A parameter as Cline sees it: strings as they are, other JSON as text, null as absent.
+fn value_as_string(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+fn describe(tool: &RegisteredTool, name: &str, params: &Map<String, Value>, context: &TaskContext) -> String {
+    let params_json = Value::Object(params.clone()).to_string();
+    let context_json = serde_json::to_string(context).unwrap_or_default();
+    let call = ToolCall {
+        tool_name: RStr::from(name),
+        call_id: RStr::from(""),
+        params_json: RStr::from(params_json.as_str()),
+        context_json: RStr::from(context_json.as_str()),
+    };
+    tool.handler.handler.describe(call).into_string()
+}
+
+fn approval_message(name: &str, paths: &[String], workspace: &Workspace) -> String {
+    match paths.first() {
+        Some(path) => {
+            let verdict = workspace.verdict(path);
+            let place = if verdict.inside_workspace { "" } else { " (outside the workspace)" };
+            format!("{name} wants to use {}{place}", verdict.display)
+        }
+        None => format!("{name} wants to run"),
+    }
+}
+
+fn denied(feedback: Option<String>) -> ToolError {
+    let message = match feedback {
+        Some(text) => format!(
+            "{}\n\nThe user provided the following feedback:\n<feedback>\n{text}\n</feedback>",
+            texts::TOOL_DENIED
+        ),
+        None => texts::TOOL_DENIED.to_string(),
+    };
+    ToolError::new(ToolErrorKind::DENIED, message)
+}

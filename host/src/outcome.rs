@@ -1,0 +1,96 @@
+//! The result of one call, and the forms it is shown in.
+
+use serde::Serialize;
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{ContentBlock, ToolContent};
+use tool_api::texts;
+
+/// What a call produced.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    /// The tool name called.
+    pub tool: String,
+    /// The handler's description of the call (`[read_file for 'a.txt']`).
+    pub description: String,
+    /// The content, or the error.
+    pub result: Result<ToolContent, ToolError>,
+}
+
+/// An image of a result, in `--json` output.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageOut {
+    /// MIME type.
+    pub media_type: String,
+    /// Base64 data.
+    pub data: String,
+}
+
+/// The `--json` form of an outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutcomeJson {
+    /// Whether the call failed.
+    pub is_error: bool,
+    /// The text the model receives.
+    pub text: String,
+    /// Images of the result.
+    pub images: Vec<ImageOut>,
+    /// The error class, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<&'static str>,
+}
+
+impl CallOutcome {
+    /// The outcome of calling a name nobody registered.
+    pub fn unknown_tool(name: &str) -> Self {
+        Self {
+            tool: name.to_string(),
+            description: format!("[{name}]"),
+            result: Err(ToolError::new(
+                ToolErrorKind::INVALID_PARAMS,
+                format!("No tool named '{name}' is available."),
+            )),
+        }
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.result.is_err()
+    }
+
+    /// Exactly the text the model receives for this call.
+    pub fn model_text(&self) -> String {
+        match &self.result {
+            Ok(content) => content.joined_text(),
+            Err(e) if e.kind == ToolErrorKind::DENIED => e.message.to_string(),
+            Err(e) => texts::tool_error(e.message.as_str()),
+        }
+    }
+
+    /// The images of a successful result.
+    pub fn images(&self) -> Vec<ImageOut> {
+        let Ok(content) = &self.result else {
+            return Vec::new();
+        };
+        content
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Image { media_type, data } => Some(ImageOut {
+                    media_type: media_type.clone(),
+                    data: data.clone(),
+                }),
+                ContentBlock::Text { .. } => None,
+            })
+            .collect()
+    }
+
+    /// The `--json` form.
+    pub fn to_json(&self) -> OutcomeJson {
+        OutcomeJson {
+            is_error: self.is_error(),
+            text: self.model_text(),
+            images: self.images(),
+            error_kind: self.result.as_ref().err().map(|e| e.kind.name()),
+        }
+    }
+}

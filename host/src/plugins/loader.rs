@@ -1,0 +1,171 @@
+//! Loading one plugin library: open it, check its ABI and versions, build its handlers.
+//!
+//! abi_stable checks, in order: that the file is a library, that it exports a root module, that
+//! its abi_stable and tool-api versions are compatible, and that the layout of every type
+//! reachable from the root module matches ours. Each failure becomes a [`LoadError`] naming the
+//! reason. Libraries are never unloaded: abi_stable leaks them by design.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use abi_stable::library::{lib_header_from_path, LibraryError};
+use abi_stable::std_types::{RErr, ROk};
+use tool_api::abi::{PluginManifest, ToolHandlerBox, ToolPluginV1Ref};
+
+/// A loaded plugin library.
+pub struct PluginInfo {
+    /// The plugin's name.
+    pub name: String,
+    /// The plugin's version.
+    pub version: semver::Version,
+    /// The tool-api version it was built against.
+    pub abi_version: semver::Version,
+    /// The library file.
+    pub path: PathBuf,
+    /// Capability strings from the manifest.
+    pub capabilities: Vec<String>,
+    module: ToolPluginV1Ref,
+    /// Set when a tool of this plugin panicked: its tools are refused from then on.
+    failure: Mutex<Option<String>>,
+}
+
+impl PluginInfo {
+    /// Marks the plugin as failed; its tools will refuse further calls.
+    pub fn mark_failed(&self, reason: &str) {
+        if let Ok(mut failure) = self.failure.lock() {
+            failure.get_or_insert_with(|| reason.to_string());
+        }
+    }
+
+    /// Why the plugin was disabled, if it was.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.lock().ok().and_then(|f| f.clone())
+    }
+
+    /// Asks the plugin to stop its threads (the code stays mapped).
+    pub fn shutdown(&self) {
+        (self.module.shutdown())();
+    }
+}
+
+impl std::fmt::Debug for PluginInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginInfo")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a library could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The dynamic loader refused the file (not a library, corrupt, missing dependency).
+    #[error("not a loadable library: {0}")]
+    Open(String),
+    /// A library, but it exports no toolhost root module.
+    #[error("not a toolhost plugin (it exports no tool-api root module)")]
+    NotAPlugin,
+    /// Built against a tool-api (or abi_stable) whose version this host cannot load.
+    #[error("incompatible ABI version: {0}")]
+    AbiVersion(String),
+    /// The types it was built with do not match this host's.
+    #[error("incompatible ABI layout: {0}")]
+    AbiLayout(String),
+    /// The manifest is malformed.
+    #[error("invalid manifest: {0}")]
+    Manifest(String),
+    /// The plugin failed (or panicked) while building its handlers.
+    #[error("failed to start: {0}")]
+    Init(String),
+}
+
+/// Loads the plugin library at `path`.
+pub fn load(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
+    let header = lib_header_from_path(path).map_err(classify)?;
+    let module = header.init_root_module::<ToolPluginV1Ref>().map_err(classify)?;
+    let manifest = (module.manifest())();
+    let info = check_manifest(path, module, manifest)?;
+    let handlers = match (module.handlers())() {
+        ROk(handlers) => handlers.into_vec(),
+        RErr(e) => return Err(LoadError::Init(e.message.into_string())),
+    };
+    Ok((info, handlers))
+}
+
+fn check_manifest(path: &Path, module: ToolPluginV1Ref, manifest: PluginManifest) -> Result<PluginInfo, LoadError> {
+    let version = semver::Version::parse(manifest.version.as_str())
+        .map_err(|e| LoadError::Manifest(format!("plugin version '{}': {e}", manifest.version)))?;
+    let abi_version = semver::Version::parse(manifest.abi_version.as_str())
+        .map_err(|e| LoadError::Manifest(format!("tool-api version '{}': {e}", manifest.abi_version)))?;
+    let ours = host_abi_version();
+    if abi_version.major != ours.major {
+        return Err(LoadError::AbiVersion(format!(
+            "built against tool-api {abi_version}, this host uses tool-api {ours}"
+        )));
+    }
+    if !manifest.panic_unwind {
+        return Err(LoadError::Manifest(
+            "built with panic = \"abort\": its panics could not be contained".to_string(),
+        ));
+    }
+    let capabilities = serde_json::from_str(manifest.capabilities_json.as_str()).unwrap_or_default();
+    Ok(PluginInfo {
+        name: manifest.name.into_string(),
+        version,
+        abi_version,
+        path: path.to_path_buf(),
+        capabilities,
+        module,
+        failure: Mutex::new(None),
+    })
+}
+
+/// The tool-api version this host was built with.
+pub fn host_abi_version() -> semver::Version {
+    semver::Version::parse(tool_api::ABI_VERSION).unwrap_or_else(|_| semver::Version::new(1, 0, 0))
+}
+
+fn classify(error: LibraryError) -> LoadError {
+    match error {
+        LibraryError::OpenError { err, .. } => LoadError::Open(err.to_string()),
+        LibraryError::GetSymbolError { .. } => LoadError::NotAPlugin,
+        LibraryError::ParseVersionError(e) => LoadError::AbiVersion(e.to_string()),
+        LibraryError::IncompatibleVersionNumber {
+            expected_version,
+            actual_version,
+            ..
+        } => LoadError::AbiVersion(format!(
+            "built against tool-api {actual_version}, this host uses tool-api {expected_version}"
+        )),
+        LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
+            LoadError::AbiVersion("built with an incompatible abi_stable version".to_string())
+        }
+        LibraryError::AbiInstability(report) => LoadError::AbiLayout(summarize_layout_report(&report.to_string())),
+        LibraryError::RootModule { err, .. } => LoadError::Init(err.to_string()),
+        other => LoadError::AbiLayout(other.to_string()),
+    }
+}
+
+/// abi_stable's layout reports run to a thousand lines; the lines that say what differs are
+/// the ones starting with "Error:" and the expected/found pair after each.
+fn summarize_layout_report(report: &str) -> String {
+    tracing::debug!(target: "toolhost::loader", "full layout report:\n{report}");
+    let mut summary = Vec::new();
+    let mut lines = report.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        if line.starts_with("Error:") {
+            summary.push(line.to_string());
+            summary.extend(lines.by_ref().take(2).map(str::to_string));
+        }
+        if summary.len() >= 9 {
+            break;
+        }
+    }
+    if summary.is_empty() {
+        "the plugin's types do not match this host's".to_string()
+    } else {
+        summary.join(" ")
+    }
+}

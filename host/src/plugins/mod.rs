@@ -1,0 +1,9 @@
+//! Plugin libraries: where they are found, how they are loaded and checked, and the registry of
+//! tool names they provide.
+
+pub mod discovery;
+pub mod loader;
+pub mod registry;
+
+pub use loader::{LoadError, PluginInfo};
+pub use registry::{LoadWarning, Registry, RegisteredTool};

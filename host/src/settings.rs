@@ -1,0 +1,195 @@
+//! The settings file: approval defaults, limits and anything tools look up by key.
+//!
+//! Where it is read from, first match wins: `--settings FILE`, `$TOOLHOST_SETTINGS`,
+//! `$XDG_CONFIG_HOME/toolhost/settings.toml`, `~/.config/toolhost/settings.toml`. No file means
+//! the defaults below. The format is TOML; tools read any key through the `setting` host service
+//! (dotted keys, e.g. `model.supports_images`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Which approval categories are granted without asking (Cline's auto-approval settings).
+///
+/// The defaults differ from Cline's on purpose: only reads inside the workspace are
+/// auto-approved, because with no terminal nobody could see what else ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AutoApprove {
+    /// Read files inside the workspace.
+    pub read_files: bool,
+    /// Also read files outside it (only together with `read_files`).
+    pub read_files_externally: bool,
+    /// Create and change files inside the workspace.
+    pub edit_files: bool,
+    /// Also outside it (only together with `edit_files`).
+    pub edit_files_externally: bool,
+    /// Run commands the model marks as safe.
+    pub execute_safe_commands: bool,
+    /// Run any command (only together with `execute_safe_commands`).
+    pub execute_all_commands: bool,
+    /// Drive the browser.
+    pub use_browser: bool,
+    /// Fetch and search the web.
+    pub use_web: bool,
+    /// Use MCP servers.
+    pub use_mcp: bool,
+}
+
+impl Default for AutoApprove {
+    fn default() -> Self {
+        Self {
+            read_files: true,
+            read_files_externally: false,
+            edit_files: false,
+            edit_files_externally: false,
+            execute_safe_commands: false,
+            execute_all_commands: false,
+            use_browser: false,
+            use_web: false,
+            use_mcp: false,
+        }
+    }
+}
+
+/// Limits the host enforces on every call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// A call still running after this many seconds is cancelled and reported as timed out.
+    pub call_timeout_secs: u64,
+    /// Consecutive mistakes after which the task is stopped (Cline's default: 3).
+    pub max_consecutive_mistakes: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            call_timeout_secs: 900,
+            max_consecutive_mistakes: 3,
+        }
+    }
+}
+
+/// The parsed settings file.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Auto-approval per category.
+    pub auto_approve: AutoApprove,
+    /// Host limits.
+    pub limits: Limits,
+    /// The whole file as JSON, for tools' `setting` lookups.
+    raw: Value,
+    /// Where the settings came from, if from a file.
+    pub source: Option<PathBuf>,
+}
+
+/// A settings file that could not be read or parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file exists but cannot be read.
+    #[error("cannot read settings file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has a wrong value.
+    #[error("invalid settings file {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Settings {
+    /// The default settings file location, if a home or config directory is known.
+    pub fn default_path() -> Option<PathBuf> {
+        if let Some(path) = std::env::var_os("TOOLHOST_SETTINGS") {
+            return Some(PathBuf::from(path));
+        }
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+        Some(config.join("toolhost").join("settings.toml"))
+    }
+
+    /// Loads `explicit`, or the default location. A missing default file means defaults;
+    /// a missing explicit file is an error.
+    pub fn load(explicit: Option<&Path>) -> Result<Self, SettingsError> {
+        match explicit {
+            Some(path) => Self::from_file(path),
+            None => match Self::default_path() {
+                Some(path) if path.exists() => Self::from_file(&path),
+                _ => Ok(Self::default()),
+            },
+        }
+    }
+
+    /// Parses a settings file.
+    pub fn from_file(path: &Path) -> Result<Self, SettingsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut settings = Self::from_toml(&text).map_err(|message| SettingsError::Parse {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        settings.source = Some(path.to_path_buf());
+        Ok(settings)
+    }
+
+    /// Parses settings from TOML text.
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+        let raw = serde_json::to_value(&table).map_err(|e| e.to_string())?;
+        let section = |name: &str| raw.get(name).cloned().unwrap_or(Value::Object(Default::default()));
+        let auto_approve = serde_json::from_value(section("auto_approve"))
+            .map_err(|e| format!("[auto_approve]: {e}"))?;
+        let limits = serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
+        Ok(Self {
+            auto_approve,
+            limits,
+            raw,
+            source: None,
+        })
+    }
+
+    /// A value by dotted key (`model.supports_images`), as JSON.
+    pub fn lookup(&self, key: &str) -> Option<&Value> {
+        key.split('.').try_fold(&self.raw, |value, part| value.get(part))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_approve_only_reads() {
+        let s = Settings::from_toml("").unwrap_or_default();
+        assert_eq!(s.auto_approve, AutoApprove::default());
+        assert!(s.auto_approve.read_files && !s.auto_approve.edit_files);
+    }
+
+    #[test]
+    fn sections_and_dotted_lookups() {
+        let s = Settings::from_toml("[auto_approve]\nedit_files = true\n[model]\nsupports_images = false\n")
+            .unwrap_or_default();
+        assert!(s.auto_approve.edit_files);
+        assert_eq!(s.lookup("model.supports_images"), Some(&Value::Bool(false)));
+        assert_eq!(s.lookup("model.nope"), None);
+    }
+
+    #[test]
+    fn unknown_approval_keys_are_errors() {
+        let err = Settings::from_toml("[auto_approve]\nedit_file = true\n").err().unwrap_or_default();
+        assert!(err.contains("edit_file"), "{err}");
+    }
+}
