@@ -117,7 +117,12 @@ fn init_logging(verbose: u8) {
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Tools { json } => {
-            let host = build_host(&cli.plugins, cli.settings.as_deref(), None, ApprovalMode::DenyUnlessAuto)?;
+            let host = build_host(
+                &cli.plugins,
+                cli.settings.as_deref(),
+                None,
+                ApprovalMode::DenyUnlessAuto,
+            )?;
             print_tools(&host, json);
             Ok(ExitCode::SUCCESS)
         }
@@ -135,7 +140,12 @@ fn open_workspace(cwd: Option<&Path>) -> Result<Workspace, String> {
     Workspace::new(dir).map_err(|e| format!("cannot use {} as the workspace: {e}", dir.display()))
 }
 
-fn build_host(plugins: &[PathBuf], settings: Option<&Path>, cwd: Option<&Path>, approval: ApprovalMode) -> Result<std::sync::Arc<Host>, String> {
+fn build_host(
+    plugins: &[PathBuf],
+    settings: Option<&Path>,
+    cwd: Option<&Path>,
+    approval: ApprovalMode,
+) -> Result<std::sync::Arc<Host>, String> {
     let settings = Settings::load(settings).map_err(|e| e.to_string())?;
     let workspace = open_workspace(cwd)?;
     let ui: Box<dyn Ui> = match approval {
@@ -194,7 +204,11 @@ fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<
         return Err(format!(
             "no tool named '{}' is loaded (loaded: {})",
             args.tool,
-            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
         ));
     }
     let outcome = host.call(&args.tool, &params);
@@ -204,7 +218,11 @@ fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<
         print_line(&outcome.model_text());
     }
     host.registry().shutdown();
-    Ok(if outcome.is_error() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if outcome.is_error() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn print_line(text: &str) {

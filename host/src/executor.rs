@@ -125,7 +125,13 @@ impl Host {
     }
 
     /// Policies, approval and execution.
-    fn checked_run(&self, tool: &RegisteredTool, name: &str, params: &Map<String, Value>, depth: u32) -> Result<ToolContent, ToolError> {
+    fn checked_run(
+        &self,
+        tool: &RegisteredTool,
+        name: &str,
+        params: &Map<String, Value>,
+        depth: u32,
+    ) -> Result<ToolContent, ToolError> {
         if let Some(reason) = tool.handler.plugin.failure() {
             return Err(ToolError::new(
                 ToolErrorKind::FAILED,
@@ -145,7 +151,10 @@ impl Host {
             .collect();
         for path in &paths {
             if self.workspace.verdict(path).ignored {
-                return Err(ToolError::new(ToolErrorKind::BLOCKED, texts::clineignore_error(path)));
+                return Err(ToolError::new(
+                    ToolErrorKind::BLOCKED,
+                    texts::clineignore_error(path),
+                ));
             }
         }
         if let Some(category) = tool.spec.approval {
@@ -163,7 +172,12 @@ impl Host {
         self.run(tool, name, params, depth)
     }
 
-    fn check_required(&self, tool: &RegisteredTool, name: &str, params: &Map<String, Value>) -> Result<(), ToolError> {
+    fn check_required(
+        &self,
+        tool: &RegisteredTool,
+        name: &str,
+        params: &Map<String, Value>,
+    ) -> Result<(), ToolError> {
         for required in tool.spec.required_params() {
             let allows_empty = tool.spec.input_schema["properties"][required]["minLength"] == 0;
             let missing = match params.get(required).and_then(value_as_string) {
@@ -228,7 +242,13 @@ impl Host {
     }
 
     /// Runs the handler on its own thread; gives up on it after the call timeout.
-    fn run(&self, tool: &RegisteredTool, name: &str, params: &Map<String, Value>, depth: u32) -> Result<ToolContent, ToolError> {
+    fn run(
+        &self,
+        tool: &RegisteredTool,
+        name: &str,
+        params: &Map<String, Value>,
+        depth: u32,
+    ) -> Result<ToolContent, ToolError> {
         let cancellation = Arc::new(Cancellation::default());
         let services = CallServices {
             host: self.me.clone(),
@@ -252,15 +272,24 @@ impl Host {
                     context_json: RStr::from(context_json.as_str()),
                 };
                 let result = match handler.handler.execute(call, host) {
-                    ROk(output) => serde_json::from_str::<ToolContent>(output.content_json.as_str()).map_err(|e| {
-                        ToolError::new(ToolErrorKind::INTERNAL, format!("the tool returned malformed content: {e}"))
+                    ROk(output) => serde_json::from_str::<ToolContent>(
+                        output.content_json.as_str(),
+                    )
+                    .map_err(|e| {
+                        ToolError::new(
+                            ToolErrorKind::INTERNAL,
+                            format!("the tool returned malformed content: {e}"),
+                        )
                     }),
                     RErr(e) => Err(e),
                 };
                 let _ = sender.send(result);
             });
         if let Err(e) = spawned {
-            return Err(ToolError::new(ToolErrorKind::INTERNAL, format!("cannot start a thread for the call: {e}")));
+            return Err(ToolError::new(
+                ToolErrorKind::INTERNAL,
+                format!("cannot start a thread for the call: {e}"),
+            ));
         }
         let timeout = Duration::from_secs(self.settings.limits.call_timeout_secs.max(1));
         let result = match receiver.recv_timeout(timeout) {
@@ -269,7 +298,10 @@ impl Host {
                 cancellation.cancel();
                 Err(ToolError::new(
                     ToolErrorKind::TIMEOUT,
-                    format!("The tool did not finish within {} seconds and was cancelled.", timeout.as_secs()),
+                    format!(
+                        "The tool did not finish within {} seconds and was cancelled.",
+                        timeout.as_secs()
+                    ),
                 ))
             }
             Err(RecvTimeoutError::Disconnected) => Err(ToolError::new(
@@ -287,7 +319,12 @@ impl Host {
     }
 
     /// Updates the task state for a result and wraps it.
-    fn finish(&self, name: &str, description: String, result: Result<ToolContent, ToolError>) -> CallOutcome {
+    fn finish(
+        &self,
+        name: &str,
+        description: String,
+        result: Result<ToolContent, ToolError>,
+    ) -> CallOutcome {
         match &result {
             Ok(_) => self.task.reset_mistakes(),
             Err(e) if e.kind.is_mistake() => self.task.add_mistake(),
@@ -318,7 +355,12 @@ fn value_as_string(value: &Value) -> Option<String> {
     }
 }
 
-fn describe(tool: &RegisteredTool, name: &str, params: &Map<String, Value>, context: &TaskContext) -> String {
+fn describe(
+    tool: &RegisteredTool,
+    name: &str,
+    params: &Map<String, Value>,
+    context: &TaskContext,
+) -> String {
     let params_json = Value::Object(params.clone()).to_string();
     let context_json = serde_json::to_string(context).unwrap_or_default();
     let call = ToolCall {
@@ -334,7 +376,11 @@ fn approval_message(name: &str, paths: &[String], workspace: &Workspace) -> Stri
     match paths.first() {
         Some(path) => {
             let verdict = workspace.verdict(path);
-            let place = if verdict.inside_workspace { "" } else { " (outside the workspace)" };
+            let place = if verdict.inside_workspace {
+                ""
+            } else {
+                " (outside the workspace)"
+            };
             format!("{name} wants to use {}{place}", verdict.display)
         }
         None => format!("{name} wants to run"),

@@ -23,19 +23,28 @@ pub struct Cancellation {
 impl Cancellation {
     /// Cancels; wakes every waiter.
     pub fn cancel(&self) {
-        *self.cancelled.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        *self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
         self.changed.notify_all();
     }
 
     /// Whether it was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        *self.cancelled.lock().unwrap_or_else(PoisonError::into_inner)
+        *self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Waits up to `timeout`; returns whether it was cancelled.
     pub fn wait(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let mut cancelled = self.cancelled.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut cancelled = self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         while !*cancelled {
             let now = Instant::now();
             if now >= deadline {
@@ -99,7 +108,10 @@ impl HostServices for CallServices {
                 return Ok(RString::from("{\"response\":\"noButtonClicked\"}"));
             }
             let reply = host.ui().ask(kind.as_str(), text.as_str()).ok_or_else(|| {
-                ToolError::new(ToolErrorKind::UNAVAILABLE, "No user is available to answer.")
+                ToolError::new(
+                    ToolErrorKind::UNAVAILABLE,
+                    "No user is available to answer.",
+                )
             })?;
             serde_json::to_string(&reply)
                 .map(RString::from)
@@ -111,9 +123,13 @@ impl HostServices for CallServices {
     fn request_approval(&self, request_json: RStr<'_>) -> RResult<RString, ToolError> {
         let result = contained(Err(internal("the host failed while approving")), || {
             let host = self.host.upgrade().ok_or_else(host_gone)?;
-            let request: ApprovalRequest = serde_json::from_str(request_json.as_str()).map_err(|e| {
-                ToolError::new(ToolErrorKind::INVALID_PARAMS, format!("invalid approval request: {e}"))
-            })?;
+            let request: ApprovalRequest =
+                serde_json::from_str(request_json.as_str()).map_err(|e| {
+                    ToolError::new(
+                        ToolErrorKind::INVALID_PARAMS,
+                        format!("invalid approval request: {e}"),
+                    )
+                })?;
             let decision = host.decide_approval(&request);
             serde_json::to_string(&decision)
                 .map(RString::from)
@@ -134,9 +150,10 @@ impl HostServices for CallServices {
 
     fn record_file_read(&self, absolute_path: RStr<'_>, mtime_ms: u64) -> u32 {
         contained(1, || {
-            self.host
-                .upgrade()
-                .map_or(1, |host| host.task().record_file_read(absolute_path.as_str(), mtime_ms))
+            self.host.upgrade().map_or(1, |host| {
+                host.task()
+                    .record_file_read(absolute_path.as_str(), mtime_ms)
+            })
         })
     }
 
@@ -149,7 +166,9 @@ impl HostServices for CallServices {
     }
 
     fn mistake_count(&self) -> u32 {
-        contained(0, || self.host.upgrade().map_or(0, |host| host.task().mistakes()))
+        contained(0, || {
+            self.host.upgrade().map_or(0, |host| host.task().mistakes())
+        })
     }
 
     fn setting(&self, key: RStr<'_>) -> ROption<RString> {
@@ -168,7 +187,9 @@ impl HostServices for CallServices {
         contained((), || {
             let (tool, target, message) = (self.tool.as_str(), target.as_str(), message.as_str());
             match level {
-                0 | 1 => tracing::error!(target: "toolhost::plugin", tool, task = target, "{message}"),
+                0 | 1 => {
+                    tracing::error!(target: "toolhost::plugin", tool, task = target, "{message}")
+                }
                 2 => tracing::warn!(target: "toolhost::plugin", tool, task = target, "{message}"),
                 3 => tracing::info!(target: "toolhost::plugin", tool, task = target, "{message}"),
                 4 => tracing::debug!(target: "toolhost::plugin", tool, task = target, "{message}"),
@@ -182,24 +203,34 @@ impl HostServices for CallServices {
     }
 
     fn wait_cancelled(&self, timeout_ms: u64) -> bool {
-        contained(true, || self.cancellation.wait(Duration::from_millis(timeout_ms)))
+        contained(true, || {
+            self.cancellation.wait(Duration::from_millis(timeout_ms))
+        })
     }
 
     fn invoke_tool(&self, name: RStr<'_>, params_json: RStr<'_>) -> RResult<ToolOutput, ToolError> {
-        let result = contained(Err(internal("the host failed while invoking a tool")), || {
-            let host = self.host.upgrade().ok_or_else(host_gone)?;
-            let outcome = host.call_nested(name.as_str(), params_json.as_str(), self.depth + 1);
-            let content = outcome.result?;
-            serde_json::to_string(&content)
-                .map(|json| ToolOutput {
-                    content_json: RString::from(json),
-                })
-                .map_err(|e| internal(&e.to_string()))
-        });
+        let result = contained(
+            Err(internal("the host failed while invoking a tool")),
+            || {
+                let host = self.host.upgrade().ok_or_else(host_gone)?;
+                let outcome = host.call_nested(name.as_str(), params_json.as_str(), self.depth + 1);
+                let content = outcome.result?;
+                serde_json::to_string(&content)
+                    .map(|json| ToolOutput {
+                        content_json: RString::from(json),
+                    })
+                    .map_err(|e| internal(&e.to_string()))
+            },
+        );
         to_rresult(result)
     }
 
-    fn call_service(&self, service: RStr<'_>, method: RStr<'_>, _payload_json: RStr<'_>) -> RResult<RString, ToolError> {
+    fn call_service(
+        &self,
+        service: RStr<'_>,
+        method: RStr<'_>,
+        _payload_json: RStr<'_>,
+    ) -> RResult<RString, ToolError> {
         RErr(ToolError::new(
             ToolErrorKind::UNAVAILABLE,
             format!("this host offers no service '{service}.{method}'"),

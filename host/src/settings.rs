@@ -149,10 +149,15 @@ impl Settings {
     pub fn from_toml(text: &str) -> Result<Self, String> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
         let raw = serde_json::to_value(&table).map_err(|e| e.to_string())?;
-        let section = |name: &str| raw.get(name).cloned().unwrap_or(Value::Object(Default::default()));
+        let section = |name: &str| {
+            raw.get(name)
+                .cloned()
+                .unwrap_or(Value::Object(Default::default()))
+        };
         let auto_approve = serde_json::from_value(section("auto_approve"))
             .map_err(|e| format!("[auto_approve]: {e}"))?;
-        let limits = serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
+        let limits =
+            serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
         Ok(Self {
             auto_approve,
             limits,
@@ -163,7 +168,8 @@ impl Settings {
 
     /// A value by dotted key (`model.supports_images`), as JSON.
     pub fn lookup(&self, key: &str) -> Option<&Value> {
-        key.split('.').try_fold(&self.raw, |value, part| value.get(part))
+        key.split('.')
+            .try_fold(&self.raw, |value, part| value.get(part))
     }
 }
 
@@ -180,8 +186,10 @@ mod tests {
 
     #[test]
     fn sections_and_dotted_lookups() {
-        let s = Settings::from_toml("[auto_approve]\nedit_files = true\n[model]\nsupports_images = false\n")
-            .unwrap_or_default();
+        let s = Settings::from_toml(
+            "[auto_approve]\nedit_files = true\n[model]\nsupports_images = false\n",
+        )
+        .unwrap_or_default();
         assert!(s.auto_approve.edit_files);
         assert_eq!(s.lookup("model.supports_images"), Some(&Value::Bool(false)));
         assert_eq!(s.lookup("model.nope"), None);
@@ -189,7 +197,9 @@ mod tests {
 
     #[test]
     fn unknown_approval_keys_are_errors() {
-        let err = Settings::from_toml("[auto_approve]\nedit_file = true\n").err().unwrap_or_default();
+        let err = Settings::from_toml("[auto_approve]\nedit_file = true\n")
+            .err()
+            .unwrap_or_default();
         assert!(err.contains("edit_file"), "{err}");
     }
 }

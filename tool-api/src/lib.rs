@@ -77,6 +77,7 @@ macro_rules! export_plugin {
         // because that attribute names `::abi_stable` by absolute path, which would make every
         // plugin depend on abi_stable directly; this way plugins depend on tool-api alone and the
         // abi_stable version is pinned in one place. A tool-api test checks the symbol name.
+        #[doc(hidden)]
         #[no_mangle]
         #[allow(non_upper_case_globals)]
         pub static _1as_0lib_1header_0root_bmodule_bloader: $crate::__private::abi_stable::library::LibHeader = {
@@ -104,7 +105,9 @@ pub mod __private {
     use abi_stable::prefix_type::PrefixTypeTrait;
     use abi_stable::std_types::{RErr, ROk, RResult, RStr, RString, RVec};
 
-    use crate::abi::{PluginManifest, ToolError, ToolErrorKind, ToolHandlerBox, ToolPluginV1, ToolPluginV1Ref};
+    use crate::abi::{
+        PluginManifest, ToolError, ToolErrorKind, ToolHandlerBox, ToolPluginV1, ToolPluginV1Ref,
+    };
     use crate::sdk::{guard, ToolRegistration};
 
     /// The symbol abi_stable looks up; must equal `abi_stable::library::ROOT_MODULE_LOADER_NAME`.
@@ -148,7 +151,10 @@ pub mod __private {
         }
     }
 
-    extern "C" fn call_extension(method: RStr<'_>, _payload: RStr<'_>) -> RResult<RString, ToolError> {
+    extern "C" fn call_extension(
+        method: RStr<'_>,
+        _payload: RStr<'_>,
+    ) -> RResult<RString, ToolError> {
         RErr(ToolError::new(
             ToolErrorKind::UNAVAILABLE,
             format!("unknown plugin extension '{method}'"),
@@ -166,7 +172,10 @@ pub mod __private {
     mod tests {
         #[test]
         fn the_exported_symbol_is_the_one_abi_stable_looks_up() {
-            assert_eq!(super::ROOT_MODULE_SYMBOL, abi_stable::library::ROOT_MODULE_LOADER_NAME);
+            assert_eq!(
+                super::ROOT_MODULE_SYMBOL,
+                abi_stable::library::ROOT_MODULE_LOADER_NAME
+            );
         }
     }
 }

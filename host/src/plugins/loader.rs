@@ -84,7 +84,9 @@ pub enum LoadError {
 /// Loads the plugin library at `path`.
 pub fn load(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
     let header = lib_header_from_path(path).map_err(classify)?;
-    let module = header.init_root_module::<ToolPluginV1Ref>().map_err(classify)?;
+    let module = header
+        .init_root_module::<ToolPluginV1Ref>()
+        .map_err(classify)?;
     let manifest = (module.manifest())();
     let info = check_manifest(path, module, manifest)?;
     let handlers = match (module.handlers())() {
@@ -94,11 +96,16 @@ pub fn load(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError>
     Ok((info, handlers))
 }
 
-fn check_manifest(path: &Path, module: ToolPluginV1Ref, manifest: PluginManifest) -> Result<PluginInfo, LoadError> {
+fn check_manifest(
+    path: &Path,
+    module: ToolPluginV1Ref,
+    manifest: PluginManifest,
+) -> Result<PluginInfo, LoadError> {
     let version = semver::Version::parse(manifest.version.as_str())
         .map_err(|e| LoadError::Manifest(format!("plugin version '{}': {e}", manifest.version)))?;
-    let abi_version = semver::Version::parse(manifest.abi_version.as_str())
-        .map_err(|e| LoadError::Manifest(format!("tool-api version '{}': {e}", manifest.abi_version)))?;
+    let abi_version = semver::Version::parse(manifest.abi_version.as_str()).map_err(|e| {
+        LoadError::Manifest(format!("tool-api version '{}': {e}", manifest.abi_version))
+    })?;
     let ours = host_abi_version();
     if abi_version.major != ours.major {
         return Err(LoadError::AbiVersion(format!(
@@ -110,7 +117,8 @@ fn check_manifest(path: &Path, module: ToolPluginV1Ref, manifest: PluginManifest
             "built with panic = \"abort\": its panics could not be contained".to_string(),
         ));
     }
-    let capabilities = serde_json::from_str(manifest.capabilities_json.as_str()).unwrap_or_default();
+    let capabilities =
+        serde_json::from_str(manifest.capabilities_json.as_str()).unwrap_or_default();
     Ok(PluginInfo {
         name: manifest.name.into_string(),
         version,
@@ -142,7 +150,9 @@ fn classify(error: LibraryError) -> LoadError {
         LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
             LoadError::AbiVersion("built with an incompatible abi_stable version".to_string())
         }
-        LibraryError::AbiInstability(report) => LoadError::AbiLayout(summarize_layout_report(&report.to_string())),
+        LibraryError::AbiInstability(report) => {
+            LoadError::AbiLayout(summarize_layout_report(&report.to_string()))
+        }
         LibraryError::RootModule { err, .. } => LoadError::Init(err.to_string()),
         other => LoadError::AbiLayout(other.to_string()),
     }

@@ -6,4 +6,4 @@ pub mod loader;
 pub mod registry;
 
 pub use loader::{LoadError, PluginInfo};
-pub use registry::{LoadWarning, Registry, RegisteredTool};
+pub use registry::{LoadWarning, RegisteredTool, Registry};

@@ -119,7 +119,10 @@ impl Registry {
 
     fn register(&mut self, file: &Path, spec: ToolSpec, handler: &Arc<Handler>) {
         if spec.name.is_empty() || !spec.input_schema.is_object() {
-            return self.warn(file, format!("a tool spec is invalid (name '{}')", spec.name));
+            return self.warn(
+                file,
+                format!("a tool spec is invalid (name '{}')", spec.name),
+            );
         }
         if let Some(existing) = self.tools.get(&spec.name) {
             let message = format!(

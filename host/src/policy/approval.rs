@@ -17,7 +17,11 @@ pub enum ApprovalMode {
 
 /// Cline's auto-approval rule: a category grants inside-workspace operations; its "externally"
 /// companion extends that to outside, and only on top of the inside grant.
-pub fn auto_approves(settings: &AutoApprove, category: ApprovalCategory, inside_workspace: bool) -> bool {
+pub fn auto_approves(
+    settings: &AutoApprove,
+    category: ApprovalCategory,
+    inside_workspace: bool,
+) -> bool {
     let (local, external) = match category {
         ApprovalCategory::Read => (settings.read_files, settings.read_files_externally),
         ApprovalCategory::Edit => (settings.edit_files, settings.edit_files_externally),

@@ -77,7 +77,11 @@ fn expand_includes(cwd: &Path, text: &str) -> Vec<String> {
         match line.trim().strip_prefix("!include ") {
             Some(file) => {
                 if let Ok(included) = std::fs::read_to_string(cwd.join(file.trim())) {
-                    lines.extend(included.lines().map(|l| l.trim_end_matches('\r').to_string()));
+                    lines.extend(
+                        included
+                            .lines()
+                            .map(|l| l.trim_end_matches('\r').to_string()),
+                    );
                 }
             }
             None => lines.push(line.to_string()),

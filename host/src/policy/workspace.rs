@@ -41,7 +41,11 @@ impl Workspace {
             .unwrap_or_else(|| "/".to_string());
         let ignore = ClineIgnore::load(&cwd);
         Ok(Self {
-            roots: vec![Root { name, path: cwd, real }],
+            roots: vec![Root {
+                name,
+                path: cwd,
+                real,
+            }],
             ignore,
         })
     }
@@ -154,7 +158,10 @@ pub fn real_path(absolute: &Path) -> PathBuf {
             }
             return normalize(&out);
         }
-        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -170,7 +177,10 @@ mod tests {
 
     #[test]
     fn dotdot_is_lexical() {
-        assert_eq!(normalize(Path::new("/a/b/../c/./d")), PathBuf::from("/a/c/d"));
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
         assert_eq!(normalize(Path::new("/a/../../x")), PathBuf::from("/x"));
     }
 

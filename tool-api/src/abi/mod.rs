@@ -13,8 +13,7 @@ pub use types::*;
 use abi_stable::{
     declare_root_module_statics,
     library::RootModule,
-    package_version_strings,
-    sabi_trait,
+    package_version_strings, sabi_trait,
     sabi_types::VersionStrings,
     std_types::{RBox, ROption, RResult, RStr, RString, RVec},
     StableAbi,

@@ -5,7 +5,10 @@ use abi_stable::{
     std_types::{RErr, ROk, RResult, RStr, RString},
 };
 
-use crate::abi::{HostRef, ToolCall, ToolError, ToolErrorKind, ToolHandler, ToolHandler_TO, ToolHandlerBox, ToolOutput};
+use crate::abi::{
+    HostRef, ToolCall, ToolError, ToolErrorKind, ToolHandler, ToolHandlerBox, ToolHandler_TO,
+    ToolOutput,
+};
 use crate::model::TaskContext;
 
 use super::{guard, Call, Ctx, Params, Tool};
@@ -25,7 +28,10 @@ pub fn handler_box<T: Tool>(tool: T) -> ToolHandlerBox {
 fn decode_call(call: &ToolCall<'_>) -> Result<Call, ToolError> {
     let params = Params::from_json(call.params_json.as_str())?;
     let task: TaskContext = serde_json::from_str(call.context_json.as_str()).map_err(|e| {
-        ToolError::new(ToolErrorKind::INTERNAL, format!("invalid task context from the host: {e}"))
+        ToolError::new(
+            ToolErrorKind::INTERNAL,
+            format!("invalid task context from the host: {e}"),
+        )
     })?;
     Ok(Call {
         name: call.tool_name.as_str().to_string(),
@@ -59,9 +65,14 @@ impl<T: Tool> ToolHandler for ToolAdapter<T> {
             let ctx = Ctx::new(host, &decoded.task);
             let content = self.tool.execute(&decoded, &ctx)?;
             let content_json = serde_json::to_string(&content).map_err(|e| {
-                ToolError::new(ToolErrorKind::INTERNAL, format!("cannot encode the result: {e}"))
+                ToolError::new(
+                    ToolErrorKind::INTERNAL,
+                    format!("cannot encode the result: {e}"),
+                )
             })?;
-            Ok(ToolOutput { content_json: RString::from(content_json) })
+            Ok(ToolOutput {
+                content_json: RString::from(content_json),
+            })
         }))
     }
 
@@ -73,7 +84,11 @@ impl<T: Tool> ToolHandler for ToolAdapter<T> {
         }))
     }
 
-    fn call_extension(&self, method: RStr<'_>, _payload_json: RStr<'_>) -> RResult<RString, ToolError> {
+    fn call_extension(
+        &self,
+        method: RStr<'_>,
+        _payload_json: RStr<'_>,
+    ) -> RResult<RString, ToolError> {
         RErr(ToolError::new(
             ToolErrorKind::UNAVAILABLE,
             format!("unknown handler extension '{method}'"),

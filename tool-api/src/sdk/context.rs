@@ -19,19 +19,29 @@ pub struct Ctx<'a> {
 
 fn decode<T: DeserializeOwned>(what: &str, json: &str) -> Result<T, ToolError> {
     serde_json::from_str(json).map_err(|e| {
-        ToolError::new(ToolErrorKind::INTERNAL, format!("invalid {what} from the host: {e}"))
+        ToolError::new(
+            ToolErrorKind::INTERNAL,
+            format!("invalid {what} from the host: {e}"),
+        )
     })
 }
 
 fn encode<T: serde::Serialize>(value: &T) -> Result<String, ToolError> {
-    serde_json::to_string(value)
-        .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, format!("cannot encode a request: {e}")))
+    serde_json::to_string(value).map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::INTERNAL,
+            format!("cannot encode a request: {e}"),
+        )
+    })
 }
 
 impl<'a> Ctx<'a> {
     /// Wraps the host services of a call.
     pub fn new(host: HostRef<'a>, task: &TaskContext) -> Self {
-        Self { host, task_id: task.task_id.clone() }
+        Self {
+            host,
+            task_id: task.task_id.clone(),
+        }
     }
 
     /// Sends a complete UI event.
@@ -58,7 +68,10 @@ impl<'a> Ctx<'a> {
     }
 
     /// Applies the approval policy to a request.
-    pub fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError> {
+    pub fn request_approval(
+        &self,
+        request: &ApprovalRequest,
+    ) -> Result<ApprovalDecision, ToolError> {
         let json = encode(request)?;
         match self.host.request_approval(RStr::from(json.as_str())) {
             ROk(json) => decode("approval decision", json.as_str()),
@@ -68,12 +81,16 @@ impl<'a> Ctx<'a> {
 
     /// Where a path leads and what the policies say about it.
     pub fn check_path(&self, path: &str) -> Result<PathVerdict, ToolError> {
-        decode("path verdict", self.host.check_path(RStr::from(path)).as_str())
+        decode(
+            "path verdict",
+            self.host.check_path(RStr::from(path)).as_str(),
+        )
     }
 
     /// Records a read in the task's read cache; returns how many unchanged reads there have been.
     pub fn record_file_read(&self, absolute_path: &str, mtime_ms: u64) -> u32 {
-        self.host.record_file_read(RStr::from(absolute_path), mtime_ms)
+        self.host
+            .record_file_read(RStr::from(absolute_path), mtime_ms)
     }
 
     /// Drops a path from the task's read cache (after the file changed).
@@ -103,17 +120,20 @@ impl<'a> Ctx<'a> {
 
     /// Logs at error level through the host.
     pub fn log_error(&self, message: &str) {
-        self.host.log(1, RStr::from(self.task_id.as_str()), RStr::from(message));
+        self.host
+            .log(1, RStr::from(self.task_id.as_str()), RStr::from(message));
     }
 
     /// Logs at warn level through the host.
     pub fn log_warn(&self, message: &str) {
-        self.host.log(2, RStr::from(self.task_id.as_str()), RStr::from(message));
+        self.host
+            .log(2, RStr::from(self.task_id.as_str()), RStr::from(message));
     }
 
     /// Logs at debug level through the host.
     pub fn log_debug(&self, message: &str) {
-        self.host.log(4, RStr::from(self.task_id.as_str()), RStr::from(message));
+        self.host
+            .log(4, RStr::from(self.task_id.as_str()), RStr::from(message));
     }
 
     /// Whether the call was cancelled.
@@ -130,16 +150,28 @@ impl<'a> Ctx<'a> {
     /// Calls another tool through the host's full dispatch.
     pub fn invoke_tool(&self, name: &str, params: &Value) -> Result<ToolContent, ToolError> {
         let json = encode(params)?;
-        match self.host.invoke_tool(RStr::from(name), RStr::from(json.as_str())) {
+        match self
+            .host
+            .invoke_tool(RStr::from(name), RStr::from(json.as_str()))
+        {
             ROk(output) => decode("tool output", output.content_json.as_str()),
             RErr(e) => Err(e),
         }
     }
 
     /// Calls a host service added after v1.
-    pub fn call_service(&self, service: &str, method: &str, payload: &Value) -> Result<Value, ToolError> {
+    pub fn call_service(
+        &self,
+        service: &str,
+        method: &str,
+        payload: &Value,
+    ) -> Result<Value, ToolError> {
         let json = encode(payload)?;
-        match self.host.call_service(RStr::from(service), RStr::from(method), RStr::from(json.as_str())) {
+        match self.host.call_service(
+            RStr::from(service),
+            RStr::from(method),
+            RStr::from(json.as_str()),
+        ) {
             ROk(reply) => decode("service reply", reply.as_str()),
             RErr(e) => Err(e),
         }

@@ -33,7 +33,10 @@ pub fn block_on<F: Future>(future: F) -> std::io::Result<F::Output> {
 
 /// Stops the runtime, if it was started. Called by the plugin's `shutdown`.
 pub fn shutdown() {
-    let taken = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner).take();
+    let taken = RUNTIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
     if let Some(rt) = taken {
         rt.shutdown_background();
     }
