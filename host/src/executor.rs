@@ -108,10 +108,11 @@ impl Host {
         let Some(tool) = self.registry.get(name).cloned() else {
             return CallOutcome::unknown_tool(name);
         };
-        let params = match parse_params(params_json) {
+        let mut params = match parse_params(params_json) {
             Ok(params) => params,
             Err(e) => return self.finish(name, format!("[{name}]"), Err(e)),
         };
+        canonicalize(name, &mut params);
         let description = describe(&tool, name, &params, &self.context(false));
         let result = if depth > MAX_NESTING {
             Err(ToolError::new(
@@ -334,6 +335,15 @@ impl Host {
             tool: name.to_string(),
             description,
             result,
+        }
+    }
+}
+
+/// Cline's executor accepts `response` for attempt_completion's `result`.
+fn canonicalize(name: &str, params: &mut Map<String, Value>) {
+    if name == "attempt_completion" && !params.contains_key("result") {
+        if let Some(response @ Value::String(_)) = params.get("response").cloned() {
+            params.insert("result".to_string(), response);
         }
     }
 }

@@ -158,24 +158,24 @@ fn classify(error: LibraryError) -> LoadError {
     }
 }
 
-/// abi_stable's layout reports run to a thousand lines; the lines that say what differs are
-/// the ones starting with "Error:" and the expected/found pair after each.
+/// abi_stable's layout reports run to a thousand lines; what differs is in the paragraphs that
+/// start with "Error:" (`Error:mismatched package` / `Expected:` / `tool-api` / `Found:` / ...).
 fn summarize_layout_report(report: &str) -> String {
     tracing::debug!(target: "toolhost::loader", "full layout report:\n{report}");
-    let mut summary = Vec::new();
+    let mut paragraphs = Vec::new();
     let mut lines = report.lines().map(str::trim);
     while let Some(line) = lines.next() {
-        if line.starts_with("Error:") {
-            summary.push(line.to_string());
-            summary.extend(lines.by_ref().take(2).map(str::to_string));
-        }
-        if summary.len() >= 9 {
-            break;
+        if let Some(error) = line.strip_prefix("Error:") {
+            let details: Vec<&str> = lines.by_ref().take_while(|l| !l.is_empty()).collect();
+            paragraphs.push(format!("{} ({})", error.trim(), details.join(" ")));
+            if paragraphs.len() == 3 {
+                break;
+            }
         }
     }
-    if summary.is_empty() {
+    if paragraphs.is_empty() {
         "the plugin's types do not match this host's".to_string()
     } else {
-        summary.join(" ")
+        paragraphs.join("; ")
     }
 }
