@@ -3,7 +3,7 @@
 //! Exit codes: 0 success; 1 the tool call failed (its text is still printed); 2 bad usage
 //! (unknown tool, malformed parameters, bad arguments).
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -215,7 +215,7 @@ fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<
     if args.json {
         print_line(&serde_json::to_string(&outcome.to_json()).unwrap_or_default());
     } else {
-        print_line(&outcome.model_text());
+        print_exact(&outcome.model_text());
     }
     host.registry().shutdown();
     Ok(if outcome.is_error() {
@@ -223,6 +223,16 @@ fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Prints the model's text byte for byte; a newline is added only for a terminal's sake.
+fn print_exact(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    if stdout.is_terminal() && !text.ends_with('\n') {
+        let _ = stdout.write_all(b"\n");
+    }
+    let _ = stdout.flush();
 }
 
 fn print_line(text: &str) {

@@ -1,0 +1,65 @@
+//! A host loaded into the test process, with a UI that records what it is told.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use tool_api::model::AskReply;
+use toolhost::policy::{ApprovalMode, Workspace};
+use toolhost::settings::Settings;
+use toolhost::ui::Ui;
+use toolhost::{Host, HostConfig};
+
+/// A UI event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    pub kind: String,
+    pub text: String,
+    pub partial: bool,
+}
+
+/// Records every `say`; nobody answers questions.
+#[derive(Debug, Default, Clone)]
+pub struct RecordingUi {
+    pub said: Arc<Mutex<Vec<Said>>>,
+}
+
+impl RecordingUi {
+    /// The complete events of one kind, in order.
+    pub fn of_kind(&self, kind: &str) -> Vec<String> {
+        self.said
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|s| s.kind == kind && !s.partial)
+            .map(|s| s.text.clone())
+            .collect()
+    }
+}
+
+impl Ui for RecordingUi {
+    fn say(&self, kind: &str, text: &str, partial: bool) {
+        self.said.lock().unwrap().push(Said {
+            kind: kind.to_string(),
+            text: text.to_string(),
+            partial,
+        });
+    }
+
+    fn ask(&self, _kind: &str, _text: &str) -> Option<AskReply> {
+        None
+    }
+}
+
+/// A host over `plugin_dir` with the workspace `cwd`, default settings and no user.
+pub fn host(plugin_dir: &Path, cwd: &Path) -> (Arc<Host>, RecordingUi) {
+    let ui = RecordingUi::default();
+    let host = Host::new(HostConfig {
+        plugin_dirs: vec![plugin_dir.to_path_buf()],
+        workspace: Workspace::new(cwd).expect("a workspace"),
+        settings: Settings::default(),
+        approval: ApprovalMode::DenyUnlessAuto,
+        ui: Box::new(ui.clone()),
+        task_id: "test-task".to_string(),
+    });
+    (host, ui)
+}

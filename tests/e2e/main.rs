@@ -1,0 +1,9 @@
+//! End-to-end tests: the real host binary and the real plugin libraries, built by cargo.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod clineignore;
+mod cli;
+mod escape;
+mod in_process;
+mod loading;
+mod read_file;
