@@ -1,1 +1,57 @@
-fn main() {}
+//! `cargo xtask <task>`: all automation of the workspace, in Rust.
+//!
+//! - `build`: debug build of everything, plugins staged in `target/debug/plugins/`.
+//! - `run -- ARGS`: `build`, then the host with ARGS against those plugins.
+//! - `dist`: release build into `target/dist/` (`bin/toolhost`, `plugins/*.so`).
+//! - `test`: installs what the tests need, builds, runs every test.
+//! - `bench [NAME]`: benchmarks, printed as ratios against a baseline run side by side.
+
+mod bench;
+mod build;
+mod requirements;
+mod util;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("build") => build::stage(build::Profile::Dev).map(|_| ()),
+        Some("run") => run(&args[1..]),
+        Some("dist") => build::dist().map(|dir| println!("{}", dir.display())),
+        Some("test") => test(),
+        Some("bench") => bench::run(args.get(1).map(String::as_str)),
+        _ => {
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | bench [startup]>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Builds what is needed and runs the host with `args` against the freshly built plugins.
+fn run(args: &[String]) -> Result<(), String> {
+    let args = match args.first().map(String::as_str) {
+        Some("--") => &args[1..],
+        _ => args,
+    };
+    let profile_dir = build::stage(build::Profile::Dev)?;
+    let status = std::process::Command::new(profile_dir.join("toolhost"))
+        .args(args)
+        .status()
+        .map_err(|e| format!("cannot start toolhost: {e}"))?;
+    std::process::exit(status.code().unwrap_or(1));
+}
+
+/// Installs missing test requirements, builds everything, runs every test.
+fn test() -> Result<(), String> {
+    requirements::install_missing()?;
+    build::stage(build::Profile::Dev)?;
+    util::cargo(&["test", "--workspace", "--locked"], &[("TOOLHOST_TESTS_PREBUILT", "1")])
+}

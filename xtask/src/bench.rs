@@ -1,0 +1,131 @@
+//! `cargo xtask bench [NAME]`: measurements against a baseline run side by side.
+//!
+//! Only ratios are meaningful on a shared machine; absolute times are context. Results are
+//! printed as a table and written to `target/bench/latest.json`.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::build;
+use crate::util::{library_file_name, plugin_crates, target_dir};
+
+const RUNS: usize = 40;
+
+/// Runs the named benchmark, or all of them.
+pub fn run(name: Option<&str>) -> Result<(), String> {
+    let results = match name {
+        None | Some("startup") => vec![startup()?],
+        Some(other) => return Err(format!("unknown benchmark '{other}' (known: startup)")),
+    };
+    let out = target_dir().join("bench");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let path = out.join("latest.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&json!({"results": results})).unwrap_or_default())
+        .map_err(|e| e.to_string())?;
+    println!("\nwritten to {}", path.display());
+    Ok(())
+}
+
+/// Median wall time of running `command` to completion.
+fn median_time(mut make: impl FnMut() -> Command) -> Result<Duration, String> {
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let mut command = make();
+        command.stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null());
+        let start = Instant::now();
+        let status = command.status().map_err(|e| e.to_string())?;
+        times.push(start.elapsed());
+        if !status.success() {
+            return Err(format!("{command:?} failed ({status})"));
+        }
+    }
+    times.sort();
+    Ok(times[RUNS / 2])
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Startup: process start to the first tool call answered with every plugin loaded, against
+/// `true` (process spawn) as the floor; then the same with the plugin set loaded 2 and 4 times
+/// over, to show that loading grows linearly with the number of libraries.
+fn startup() -> Result<Value, String> {
+    let dist = build::dist()?;
+    let host = dist.join("bin/toolhost");
+    let plugins = dist.join("plugins");
+    let workspace = tempfile_dir("toolhost-bench-ws")?;
+    std::fs::write(workspace.join("a.txt"), "hello\n").map_err(|e| e.to_string())?;
+
+    let floor = median_time(|| Command::new("true"))?;
+    let call = |dirs: Vec<std::path::PathBuf>| {
+        let host = host.clone();
+        let workspace = workspace.clone();
+        move || {
+            let mut command = Command::new(&host);
+            for dir in &dirs {
+                command.arg("--plugins").arg(dir);
+            }
+            command
+                .args(["call", "read_file", r#"{"path":"a.txt"}"#, "--cwd"])
+                .arg(&workspace)
+                .env("XDG_CONFIG_HOME", &workspace);
+            command
+        }
+    };
+    let plugin_count = plugin_crates()?.len();
+    let single = median_time(call(vec![plugins.clone()]))?;
+    let mut scaling = Vec::new();
+    for copies in [2usize, 4] {
+        let dirs = copies_of(&plugins, copies)?;
+        let time = median_time(call(dirs))?;
+        scaling.push(json!({"libraries": plugin_count * copies, "median_ms": ms(time)}));
+    }
+    let per_library_1 = (ms(single) - ms(floor)) / plugin_count as f64;
+    println!("startup: spawn to first tool call answered ({plugin_count} plugins, release build, median of {RUNS})");
+    println!("  {:<34} {:>9.2} ms", "true (process spawn floor)", ms(floor));
+    println!("  {:<34} {:>9.2} ms   ratio {:.1}x floor", "toolhost call read_file", ms(single), ms(single) / ms(floor));
+    for entry in &scaling {
+        println!(
+            "  {:<34} {:>9.2} ms",
+            format!("same, {} libraries", entry["libraries"]),
+            entry["median_ms"].as_f64().unwrap_or_default()
+        );
+    }
+    println!("  host cost per library (1x set):    {per_library_1:.2} ms");
+    Ok(json!({
+        "bench": "startup",
+        "floor_ms": ms(floor),
+        "toolhost_ms": ms(single),
+        "ratio_to_floor": ms(single) / ms(floor),
+        "plugins": plugin_count,
+        "scaling": scaling,
+    }))
+}
+
+/// `copies` directories, each with the plugin set under distinct file names (new inodes, so the
+/// dynamic loader maps each one afresh).
+fn copies_of(plugins: &Path, copies: usize) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut dirs = vec![plugins.to_path_buf()];
+    for copy in 1..copies {
+        let dir = tempfile_dir(&format!("toolhost-bench-copy{copy}"))?;
+        for name in plugin_crates()? {
+            let file = library_file_name(&name);
+            std::fs::copy(plugins.join(&file), dir.join(format!("copy{copy}_{file}"))).map_err(|e| e.to_string())?;
+        }
+        dirs.push(dir);
+    }
+    Ok(dirs)
+}
+
+fn tempfile_dir(name: &str) -> Result<std::path::PathBuf, String> {
+    let dir = target_dir().join("bench").join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    Ok(dir)
+}
