@@ -52,11 +52,16 @@ impl Ui for RecordingUi {
 
 /// A host over `plugin_dir` with the workspace `cwd`, default settings and no user.
 pub fn host(plugin_dir: &Path, cwd: &Path) -> (Arc<Host>, RecordingUi) {
+    host_with(plugin_dir, cwd, Settings::default())
+}
+
+/// A host over `plugin_dir` with the workspace `cwd`, the given settings and no user.
+pub fn host_with(plugin_dir: &Path, cwd: &Path, settings: Settings) -> (Arc<Host>, RecordingUi) {
     let ui = RecordingUi::default();
     let host = Host::new(HostConfig {
         plugin_dirs: vec![plugin_dir.to_path_buf()],
         workspace: Workspace::new(cwd).expect("a workspace"),
-        settings: Settings::default(),
+        settings,
         approval: ApprovalMode::DenyUnlessAuto,
         ui: Box::new(ui.clone()),
         task_id: "test-task".to_string(),

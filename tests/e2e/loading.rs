@@ -13,7 +13,7 @@ fn bad_plugins() -> PluginDir {
         "fixture_not_a_plugin",
         "fixture_wrong_layout",
         "fixture_wrong_abi_version",
-        "fixture_panicking",
+        "fixture_faulty",
         "fixture_duplicate",
     ] {
         dir.add_library(name);
@@ -80,7 +80,7 @@ fn each_bad_library_costs_one_warning_and_the_rest_still_work() {
     };
     assert_eq!(plugin_of("read_file").as_deref(), Some("read_file"), "the first registration wins");
     assert_eq!(plugin_of("fixture_echo").as_deref(), Some("fixture_duplicate"), "the loser's other names register");
-    assert_eq!(plugin_of("fixture_panic").as_deref(), Some("fixture_panicking"));
+    assert_eq!(plugin_of("fixture_panic").as_deref(), Some("fixture_faulty"));
 
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
@@ -107,7 +107,7 @@ fn call_json_two_dirs(a: &PluginDir, b: &PluginDir, cwd: &std::path::Path, tool:
 #[test]
 fn a_panicking_tool_is_a_tool_error_and_disables_its_plugin() {
     let plugins = PluginDir::empty();
-    plugins.add_library("fixture_panicking").add_library("read_file");
+    plugins.add_library("fixture_faulty").add_library("read_file");
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
     let (host, _ui) = in_process::host(plugins.path(), ws.path());
@@ -119,7 +119,7 @@ fn a_panicking_tool_is_a_tool_error_and_disables_its_plugin() {
 
     let second = host.call("fixture_panic", "{}");
     let text = second.model_text();
-    assert!(text.contains("The plugin 'fixture_panicking' that provides fixture_panic was disabled"), "{text}");
+    assert!(text.contains("The plugin 'fixture_faulty' that provides fixture_panic was disabled"), "{text}");
 
     let read = host.call("read_file", r#"{"path":"a.txt"}"#);
     assert_eq!(read.model_text(), "1 | one\n\n(File has 1 lines total.)");
@@ -128,7 +128,7 @@ fn a_panicking_tool_is_a_tool_error_and_disables_its_plugin() {
 #[test]
 fn a_panic_through_the_cli_exits_one_with_the_error_text() {
     let plugins = PluginDir::empty();
-    plugins.add_library("fixture_panicking");
+    plugins.add_library("fixture_faulty");
     let ws = tempfile::tempdir().unwrap();
     let (run, json) = call_json(plugins.path(), ws.path(), "fixture_panic", &json!({}), &[]);
     assert_eq!(run.code, 1);
@@ -163,4 +163,37 @@ fn every_real_plugin_comes_from_its_own_library() {
     for name in ["read_file", "write_to_file", "replace_in_file", "new_rule", "list_files", "ask_followup_question", "attempt_completion"] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
+}
+
+#[test]
+fn a_hung_call_times_out_and_the_host_goes_on() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("fixture_faulty").add_library("read_file");
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
+    let settings = toolhost::settings::Settings::from_toml("[limits]\ncall_timeout_secs = 1\n").unwrap();
+    let (host, _ui) = in_process::host_with(plugins.path(), ws.path(), settings);
+    let started = std::time::Instant::now();
+    let hung = host.call("fixture_hang", "{}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "the timeout did not fire");
+    let error = hung.result.as_ref().unwrap_err();
+    assert_eq!(error.kind, ToolErrorKind::TIMEOUT);
+    assert_eq!(error.message.as_str(), "The tool did not finish within 1 seconds and was cancelled.");
+    assert_eq!(host.call("read_file", r#"{"path":"a.txt"}"#).model_text(), "1 | one\n\n(File has 1 lines total.)");
+}
+
+#[test]
+fn tools_calling_tools_go_through_the_same_policies() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("fixture_faulty").add_library("read_file");
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    std::fs::write(root.path().join("secret.txt"), "secret\n").unwrap();
+    let (host, _ui) = in_process::host(plugins.path(), &ws);
+    let inside = host.call("fixture_invoke", &json!({"tool": "read_file", "params": r#"{"path":"a.txt"}"#}).to_string());
+    assert_eq!(inside.model_text(), "1 | one\n\n(File has 1 lines total.)");
+    let outside = host.call("fixture_invoke", &json!({"tool": "read_file", "params": r#"{"path":"../secret.txt"}"#}).to_string());
+    assert_eq!(outside.model_text(), tool_api::texts::TOOL_DENIED);
 }

@@ -101,12 +101,15 @@ impl Workspace {
         let absolute = self.resolve(path);
         let resolved = real_path(&absolute);
         let inside = self.roots.iter().any(|r| resolved.starts_with(&r.real));
+        // A `@root:` hint is not part of the path the rules see.
+        let absolute_text = absolute.to_string_lossy();
+        let for_ignore = if path.starts_with('@') { absolute_text.as_ref() } else { path };
         PathVerdict {
             path: path.to_string(),
             absolute: absolute.to_string_lossy().into_owned(),
             resolved: resolved.to_string_lossy().into_owned(),
             inside_workspace: inside,
-            ignored: !self.ignore.allows(self.cwd(), path),
+            ignored: !self.ignore.allows(self.cwd(), for_ignore),
             display: self.display(&absolute),
         }
     }
