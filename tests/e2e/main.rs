@@ -5,5 +5,7 @@ mod clineignore;
 mod cli;
 mod escape;
 mod in_process;
+mod list_files;
 mod loading;
 mod read_file;
+mod replace_in_file;

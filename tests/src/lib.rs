@@ -81,6 +81,15 @@ pub fn real_plugins() -> Vec<String> {
     names
 }
 
+/// A fresh temporary directory whose name is neither hidden nor on an ignore list (tools treat
+/// hidden and ignored directories specially; the default `.tmpXXXX` names are hidden).
+pub fn workdir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("toolhost-test-")
+        .tempdir()
+        .expect("temp dir")
+}
+
 /// A temporary plugin directory holding links to built libraries.
 pub struct PluginDir {
     dir: tempfile::TempDir,
@@ -89,9 +98,7 @@ pub struct PluginDir {
 impl PluginDir {
     /// An empty directory.
     pub fn empty() -> Self {
-        Self {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
+        Self { dir: workdir() }
     }
 
     /// Every real plugin.

@@ -62,7 +62,7 @@ impl Params {
     /// Cline's boolean: true iff the value, lower-cased, is `"true"`.
     pub fn flag(&self, name: &str) -> bool {
         self.string(name)
-            .is_some_and(|s| s.to_ascii_lowercase() == "true")
+            .is_some_and(|s| s.eq_ignore_ascii_case("true"))
     }
 
     /// Cline's integer: JavaScript `parseInt(value, 10)`; `None` where that gives `NaN`.

@@ -1,0 +1,117 @@
+//! The `list_files` tool: the entries of a directory, its top level or breadth-first.
+//!
+//! Behaviour follows Cline's: at most 200 entries (reaching 200 adds a truncation hint), the
+//! file system root and the home directory are never listed, a recursive listing skips
+//! dependency and build directories, the contents of hidden directories and what `.gitignore`
+//! files exclude, and entries `.clineignore` blocks are shown with a 🔒 mark. Entries come in
+//! Cline's order: at each level files first, then each directory followed by its contents,
+//! names compared naturally and without case.
+//!
+//! The pieces work without a host: [`list_files`] collects a [`Listing`], and
+//! [`format_files_list`] turns it into the model's text.
+//!
+//! ```no_run
+//! use std::convert::Infallible;
+//! use std::path::Path;
+//!
+//! let listing = list_files::list_files(Path::new("/work/project/src"), true, 200)?;
+//! let text = list_files::format_files_list(&listing.entries, listing.did_hit_limit, |_| {
+//!     Ok::<_, Infallible>(false)
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! Known differences from Cline, all deliberate:
+//! - Entries of one directory are read in collation order rather than in the file system's
+//!   order, so which entries survive the limit is the same on every machine.
+//! - Directory names with glob characters (`[id]`, `{a,b}`) are listed like any other; Cline
+//!   escapes only `\`, `(` and `)` and silently lists nothing inside such directories.
+//! - Failing to read the listed directory itself (permission denied) is an error rather than
+//!   `No files found.`; unreadable subdirectories are skipped as in Cline.
+//! - Names that compare equal without case or accents keep a fixed order (by their text).
+
+mod collate;
+mod format;
+mod rules;
+mod walk;
+
+pub use collate::{collation_key, natural_cmp, CollationKey};
+pub use format::{format_files_list, sort_key, PathKey, LOCK_PREFIX, NO_FILES, TRUNCATION_HINT};
+pub use rules::{gitignore_to_globs, IgnoreRules, DEFAULT_IGNORED_DIRS};
+pub use walk::{
+    is_restricted, list_files, list_files_with, Entry, ListOptions, Listing, DEFAULT_LIMIT,
+    DEFAULT_TIMEOUT,
+};
+
+use std::path::Path;
+
+use serde_json::json;
+use tool_api::sdk::prelude::*;
+
+const DESCRIPTION: &str = "List the files and directories inside a directory. Without \
+`recursive` only the directory's own entries are listed; with `recursive` set to true its whole \
+tree is listed breadth-first, leaving out dependency and build folders, the contents of hidden \
+folders and whatever .gitignore excludes. Directories end with `/`. At most 200 entries are \
+returned; for a larger tree, list specific subdirectories. Use it to get to know a project's \
+layout; to check whether a file you just created exists, do not use it (the result of the \
+creation already says so).";
+
+/// The list_files tool.
+#[derive(Debug, Default)]
+pub struct ListFiles;
+
+impl Tool for ListFiles {
+    fn specs(&self) -> Vec<ToolSpec> {
+        vec![ToolSpec::simple(
+            "list_files",
+            DESCRIPTION,
+            &[
+                (
+                    "path",
+                    "The directory to list, relative to the current working directory.",
+                    true,
+                ),
+                (
+                    "recursive",
+                    "\"true\" to list the whole tree below the directory; otherwise only its \
+                     own entries are listed.",
+                    false,
+                ),
+            ],
+        )
+        .approval(ApprovalCategory::Read)
+        .path_params(&["path"])
+        .read_only()]
+    }
+
+    fn describe(&self, call: &Call) -> String {
+        format!("[list_files for '{}']", call.params.string_or_empty("path"))
+    }
+
+    fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+        let path = call.params.required_nonblank("path")?;
+        let recursive = call.params.flag("recursive");
+        let verdict = ctx.check_path(&path)?;
+        let listing =
+            list_files(Path::new(&verdict.absolute), recursive, DEFAULT_LIMIT).map_err(|e| {
+                ToolError::new(ToolErrorKind::FAILED, format!("Error listing files: {e}"))
+            })?;
+        // The host reports .clineignore for a path as given; an entry's absolute path has no
+        // trailing slash, which is what Cline checks too.
+        let result = format_files_list(&listing.entries, listing.did_hit_limit, |entry| {
+            ctx.check_path(&entry.path.to_string_lossy())
+                .map(|v| v.ignored)
+        })?;
+        let ui = json!({
+            "tool": if recursive { "listFilesRecursive" } else { "listFilesTopLevel" },
+            "path": verdict.display,
+            "content": result,
+            "operationIsLocatedInWorkspace": verdict.inside_workspace,
+        });
+        ctx.say("tool", &ui.to_string());
+        Ok(ToolContent::text(result))
+    }
+}
+
+tool_api::submit_tool!(ListFiles);
+tool_api::export_plugin!();
