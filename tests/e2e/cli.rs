@@ -12,17 +12,38 @@ fn bad_usage_exits_two() {
     let plugins = PluginDir::real();
     let ws = tempfile::tempdir().unwrap();
     let base = |args: &[&str]| {
-        run(toolhost().arg("--plugins").arg(plugins.path()).args(args).arg("--cwd").arg(ws.path()))
+        run(toolhost()
+            .arg("--plugins")
+            .arg(plugins.path())
+            .args(args)
+            .arg("--cwd")
+            .arg(ws.path()))
     };
     let unknown = base(&["call", "no_such_tool", "{}"]);
     assert_eq!(unknown.code, 2);
-    assert!(unknown.stderr.contains("no tool named 'no_such_tool' is loaded"), "{}", unknown.stderr);
+    assert!(
+        unknown
+            .stderr
+            .contains("no tool named 'no_such_tool' is loaded"),
+        "{}",
+        unknown.stderr
+    );
     let malformed = base(&["call", "read_file", "{\"path\":"]);
     assert_eq!(malformed.code, 2);
-    assert!(malformed.stderr.contains("the parameters are not valid JSON"), "{}", malformed.stderr);
+    assert!(
+        malformed
+            .stderr
+            .contains("the parameters are not valid JSON"),
+        "{}",
+        malformed.stderr
+    );
     let not_object = base(&["call", "read_file", "[1,2]"]);
     assert_eq!(not_object.code, 2);
-    assert!(not_object.stderr.contains("must be a JSON object"), "{}", not_object.stderr);
+    assert!(
+        not_object.stderr.contains("must be a JSON object"),
+        "{}",
+        not_object.stderr
+    );
     assert_eq!(unknown.stdout, "");
 }
 
@@ -37,7 +58,10 @@ fn a_tool_error_exits_one_and_prints_the_model_text() {
         .arg(ws.path()));
     assert_eq!(missing.code, 1);
     let absolute = ws.path().join("nope.txt");
-    let expected = tool_error(&format!("Error reading file: File not found: {}", absolute.display()));
+    let expected = tool_error(&format!(
+        "Error reading file: File not found: {}",
+        absolute.display()
+    ));
     assert_eq!(missing.stdout, expected);
 }
 
@@ -47,7 +71,10 @@ fn a_missing_parameter_is_reported_with_clines_text() {
     let ws = tempfile::tempdir().unwrap();
     let (run, json) = call_json(plugins.path(), ws.path(), "read_file", &json!({}), &[]);
     assert_eq!(run.code, 1);
-    assert_eq!(json, json!({"is_error": true, "text": tool_error(&missing_param_error("path")), "images": [], "error_kind": "invalid_params"}));
+    assert_eq!(
+        json,
+        json!({"is_error": true, "text": tool_error(&missing_param_error("path")), "images": [], "error_kind": "invalid_params"})
+    );
 }
 
 #[test]
@@ -65,8 +92,16 @@ fn parameters_can_come_from_stdin() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(br#"{"path":"a.txt","start_line":2}"#).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"path":"a.txt","start_line":2}"#)
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "2 | y\n\n(File has 2 lines total.)");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "2 | y\n\n(File has 2 lines total.)"
+    );
 }

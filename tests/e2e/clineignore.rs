@@ -20,11 +20,21 @@ fn access_conformance_cases() {
                 std::fs::write(ws.path().join(name), content.as_str().unwrap()).unwrap();
             }
         }
-        let path = case.input["path"].as_str().unwrap().replace("$CWD", &ws.path().display().to_string());
-        let result = run(toolhost().args(["policy", "check-path", &path, "--cwd"]).arg(ws.path()));
+        let path = case.input["path"]
+            .as_str()
+            .unwrap()
+            .replace("$CWD", &ws.path().display().to_string());
+        let result = run(toolhost()
+            .args(["policy", "check-path", &path, "--cwd"])
+            .arg(ws.path()));
         assert_eq!(result.code, 0, "case {}: {}", case.id, result.stderr);
         let allowed = case.expect["allowed"].as_bool().unwrap();
-        assert_eq!(result.json()["ignored"], !allowed, "case {} ({path})", case.id);
+        assert_eq!(
+            result.json()["ignored"],
+            !allowed,
+            "case {} ({path})",
+            case.id
+        );
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} access cases");

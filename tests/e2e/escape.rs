@@ -20,7 +20,11 @@ fn probe() -> Probe {
     std::fs::write(outside.join("secret.txt"), "TOP SECRET\n").unwrap();
     std::fs::write(ws.join("inside.txt"), "fine\n").unwrap();
     std::os::unix::fs::symlink(&outside, ws.join("link")).unwrap();
-    Probe { _root: root, ws, outside }
+    Probe {
+        _root: root,
+        ws,
+        outside,
+    }
 }
 
 fn escaping_paths(p: &Probe) -> Vec<String> {
@@ -37,12 +41,27 @@ fn reads_outside_the_workspace_are_denied_without_a_terminal() {
     let p = probe();
     let plugins = PluginDir::real();
     for path in escaping_paths(&p) {
-        let (run, json) = call_json(plugins.path(), &p.ws, "read_file", &json!({"path": path}), &[]);
+        let (run, json) = call_json(
+            plugins.path(),
+            &p.ws,
+            "read_file",
+            &json!({"path": path}),
+            &[],
+        );
         assert_eq!(run.code, 1, "{path}");
         assert_eq!(json["text"], TOOL_DENIED, "{path}");
-        assert!(!run.stdout.contains("TOP SECRET") && !run.stderr.contains("TOP SECRET"), "{path}");
+        assert!(
+            !run.stdout.contains("TOP SECRET") && !run.stderr.contains("TOP SECRET"),
+            "{path}"
+        );
     }
-    let (run, json) = call_json(plugins.path(), &p.ws, "read_file", &json!({"path": "inside.txt"}), &[]);
+    let (run, json) = call_json(
+        plugins.path(),
+        &p.ws,
+        "read_file",
+        &json!({"path": "inside.txt"}),
+        &[],
+    );
     assert_eq!(run.code, 0);
     assert_eq!(json["text"], "1 | fine\n\n(File has 1 lines total.)");
 }
@@ -51,7 +70,13 @@ fn reads_outside_the_workspace_are_denied_without_a_terminal() {
 fn yes_approves_reads_outside() {
     let p = probe();
     let plugins = PluginDir::real();
-    let (run, json) = call_json(plugins.path(), &p.ws, "read_file", &json!({"path": "link/secret.txt"}), &["--yes"]);
+    let (run, json) = call_json(
+        plugins.path(),
+        &p.ws,
+        "read_file",
+        &json!({"path": "link/secret.txt"}),
+        &["--yes"],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(json["text"], "1 | TOP SECRET\n\n(File has 1 lines total.)");
 }
@@ -66,7 +91,13 @@ fn writes_outside_the_workspace_are_denied_and_nothing_is_written() {
         "link/new3.txt".to_string(),
     ];
     for path in &targets {
-        let (run, json) = call_json(plugins.path(), &p.ws, "write_to_file", &json!({"path": path, "content": "pwned"}), &[]);
+        let (run, json) = call_json(
+            plugins.path(),
+            &p.ws,
+            "write_to_file",
+            &json!({"path": path, "content": "pwned"}),
+            &[],
+        );
         assert_eq!(run.code, 1, "{path}: {}", run.stderr);
         assert_eq!(json["text"], TOOL_DENIED, "{path}");
     }
@@ -84,21 +115,35 @@ fn writes_outside_the_workspace_are_denied_and_nothing_is_written() {
         .collect();
     names.sort();
     assert_eq!(names, vec!["secret.txt"]);
-    assert_eq!(std::fs::read_to_string(p.outside.join("secret.txt")).unwrap(), "TOP SECRET\n");
+    assert_eq!(
+        std::fs::read_to_string(p.outside.join("secret.txt")).unwrap(),
+        "TOP SECRET\n"
+    );
 }
 
 #[test]
 fn check_path_reports_the_boundary() {
     let p = probe();
     for path in escaping_paths(&p) {
-        let run = run(toolhost().args(["policy", "check-path", &path, "--cwd"]).arg(&p.ws));
+        let run = run(toolhost()
+            .args(["policy", "check-path", &path, "--cwd"])
+            .arg(&p.ws));
         assert_eq!(run.code, 0);
         let json = run.json();
         assert_eq!(json["inside_workspace"], false, "{path}: {json}");
         assert_eq!(json["allowed"], false, "{path}");
-        assert!(json["resolved"].as_str().unwrap().ends_with("outside/secret.txt"), "{json}");
+        assert!(
+            json["resolved"]
+                .as_str()
+                .unwrap()
+                .ends_with("outside/secret.txt"),
+            "{json}"
+        );
     }
-    let inside = run(toolhost().args(["policy", "check-path", "inside.txt", "--cwd"]).arg(&p.ws)).json();
+    let inside = run(toolhost()
+        .args(["policy", "check-path", "inside.txt", "--cwd"])
+        .arg(&p.ws))
+    .json();
     assert_eq!(inside["inside_workspace"], true);
     assert_eq!(inside["allowed"], true);
 }

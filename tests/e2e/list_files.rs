@@ -36,7 +36,12 @@ fn conformance_cases() {
                     "case {}",
                     case.id
                 );
-                assert_eq!(text.contains("(File list truncated."), case.expect["truncated"] == true, "case {}", case.id);
+                assert_eq!(
+                    text.contains("(File list truncated."),
+                    case.expect["truncated"] == true,
+                    "case {}",
+                    case.id
+                );
             }
         }
     }

@@ -18,7 +18,9 @@ fn bad_plugins() -> PluginDir {
     ] {
         dir.add_library(name);
     }
-    let garbage: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    let garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
     dir.add_file("libcorrupt.so", &garbage);
     dir.add_file("README.txt", b"not a library, not even named like one");
     dir
@@ -42,7 +44,13 @@ fn each_bad_library_costs_one_warning_and_the_rest_still_work() {
         .unwrap()
         .iter()
         .map(|w| {
-            let file = w["file"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+            let file = w["file"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string();
             (file, w["message"].as_str().unwrap().to_string())
         })
         .collect();
@@ -67,7 +75,11 @@ fn each_bad_library_costs_one_warning_and_the_rest_still_work() {
     }
     // Each warning is printed on one line of stderr, naming the file.
     for (file, _) in &warnings {
-        let lines = listing.stderr.lines().filter(|l| l.contains(file.as_str())).count();
+        let lines = listing
+            .stderr
+            .lines()
+            .filter(|l| l.contains(file.as_str()))
+            .count();
         assert_eq!(lines, 1, "{file} in:\n{}", listing.stderr);
     }
 
@@ -78,21 +90,50 @@ fn each_bad_library_costs_one_warning_and_the_rest_still_work() {
             .find(|t| t["name"] == name)
             .map(|t| t["plugin"].as_str().unwrap().to_string())
     };
-    assert_eq!(plugin_of("read_file").as_deref(), Some("read_file"), "the first registration wins");
-    assert_eq!(plugin_of("fixture_echo").as_deref(), Some("fixture_duplicate"), "the loser's other names register");
-    assert_eq!(plugin_of("fixture_panic").as_deref(), Some("fixture_faulty"));
+    assert_eq!(
+        plugin_of("read_file").as_deref(),
+        Some("read_file"),
+        "the first registration wins"
+    );
+    assert_eq!(
+        plugin_of("fixture_echo").as_deref(),
+        Some("fixture_duplicate"),
+        "the loser's other names register"
+    );
+    assert_eq!(
+        plugin_of("fixture_panic").as_deref(),
+        Some("fixture_faulty")
+    );
 
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
-    let (read, out) = call_json_two_dirs(&real, &bad, ws.path(), "read_file", &json!({"path": "a.txt"}));
+    let (read, out) = call_json_two_dirs(
+        &real,
+        &bad,
+        ws.path(),
+        "read_file",
+        &json!({"path": "a.txt"}),
+    );
     assert_eq!(read.code, 0, "{}", read.stderr);
     assert_eq!(out["text"], "1 | one\n\n(File has 1 lines total.)");
-    let (echo, out) = call_json_two_dirs(&real, &bad, ws.path(), "fixture_echo", &json!({"text": "hi"}));
+    let (echo, out) = call_json_two_dirs(
+        &real,
+        &bad,
+        ws.path(),
+        "fixture_echo",
+        &json!({"text": "hi"}),
+    );
     assert_eq!(echo.code, 0, "{}", echo.stderr);
     assert_eq!(out["text"], "echo: hi");
 }
 
-fn call_json_two_dirs(a: &PluginDir, b: &PluginDir, cwd: &std::path::Path, tool: &str, params: &Value) -> (toolhost_tests::Run, Value) {
+fn call_json_two_dirs(
+    a: &PluginDir,
+    b: &PluginDir,
+    cwd: &std::path::Path,
+    tool: &str,
+    params: &Value,
+) -> (toolhost_tests::Run, Value) {
     let run = run(toolhost()
         .arg("--plugins")
         .arg(a.path())
@@ -107,7 +148,9 @@ fn call_json_two_dirs(a: &PluginDir, b: &PluginDir, cwd: &std::path::Path, tool:
 #[test]
 fn a_panicking_tool_is_a_tool_error_and_disables_its_plugin() {
     let plugins = PluginDir::empty();
-    plugins.add_library("fixture_faulty").add_library("read_file");
+    plugins
+        .add_library("fixture_faulty")
+        .add_library("read_file");
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
     let (host, _ui) = in_process::host(plugins.path(), ws.path());
@@ -115,11 +158,21 @@ fn a_panicking_tool_is_a_tool_error_and_disables_its_plugin() {
     let first = host.call("fixture_panic", "{}");
     let error = first.result.as_ref().unwrap_err();
     assert_eq!(error.kind, ToolErrorKind::PANIC);
-    assert!(error.message.as_str().starts_with("The tool panicked: fixture tool panicked on purpose"), "{}", error.message);
+    assert!(
+        error
+            .message
+            .as_str()
+            .starts_with("The tool panicked: fixture tool panicked on purpose"),
+        "{}",
+        error.message
+    );
 
     let second = host.call("fixture_panic", "{}");
     let text = second.model_text();
-    assert!(text.contains("The plugin 'fixture_faulty' that provides fixture_panic was disabled"), "{text}");
+    assert!(
+        text.contains("The plugin 'fixture_faulty' that provides fixture_panic was disabled"),
+        "{text}"
+    );
 
     let read = host.call("read_file", r#"{"path":"a.txt"}"#);
     assert_eq!(read.model_text(), "1 | one\n\n(File has 1 lines total.)");
@@ -133,13 +186,19 @@ fn a_panic_through_the_cli_exits_one_with_the_error_text() {
     let (run, json) = call_json(plugins.path(), ws.path(), "fixture_panic", &json!({}), &[]);
     assert_eq!(run.code, 1);
     assert_eq!(json["is_error"], true);
-    assert!(json["text"].as_str().unwrap().contains("fixture tool panicked on purpose"));
+    assert!(json["text"]
+        .as_str()
+        .unwrap()
+        .contains("fixture tool panicked on purpose"));
 }
 
 #[test]
 fn every_real_plugin_comes_from_its_own_library() {
     let real = PluginDir::real();
-    let listing = run(toolhost().arg("--plugins").arg(real.path()).args(["tools", "--json"]));
+    let listing = run(toolhost()
+        .arg("--plugins")
+        .arg(real.path())
+        .args(["tools", "--json"]));
     assert_eq!(listing.code, 0, "{}", listing.stderr);
     let json = listing.json();
     assert_eq!(json["warnings"], json!([]));
@@ -147,7 +206,10 @@ fn every_real_plugin_comes_from_its_own_library() {
     for tool in tools {
         let library = tool["library"].as_str().unwrap();
         let plugin = tool["plugin"].as_str().unwrap();
-        assert!(library.ends_with(&format!("/lib{plugin}.so")), "{library} for {plugin}");
+        assert!(
+            library.ends_with(&format!("/lib{plugin}.so")),
+            "{library} for {plugin}"
+        );
     }
     let handler = |name: &str| {
         tools
@@ -160,7 +222,15 @@ fn every_real_plugin_comes_from_its_own_library() {
     assert_eq!(handler("write_to_file"), handler("new_rule"));
     assert_ne!(handler("write_to_file"), handler("read_file"));
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for name in ["read_file", "write_to_file", "replace_in_file", "new_rule", "list_files", "ask_followup_question", "attempt_completion"] {
+    for name in [
+        "read_file",
+        "write_to_file",
+        "replace_in_file",
+        "new_rule",
+        "list_files",
+        "ask_followup_question",
+        "attempt_completion",
+    ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
 }
@@ -168,32 +238,52 @@ fn every_real_plugin_comes_from_its_own_library() {
 #[test]
 fn a_hung_call_times_out_and_the_host_goes_on() {
     let plugins = PluginDir::empty();
-    plugins.add_library("fixture_faulty").add_library("read_file");
+    plugins
+        .add_library("fixture_faulty")
+        .add_library("read_file");
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
-    let settings = toolhost::settings::Settings::from_toml("[limits]\ncall_timeout_secs = 1\n").unwrap();
+    let settings =
+        toolhost::settings::Settings::from_toml("[limits]\ncall_timeout_secs = 1\n").unwrap();
     let (host, _ui) = in_process::host_with(plugins.path(), ws.path(), settings);
     let started = std::time::Instant::now();
     let hung = host.call("fixture_hang", "{}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(20), "the timeout did not fire");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the timeout did not fire"
+    );
     let error = hung.result.as_ref().unwrap_err();
     assert_eq!(error.kind, ToolErrorKind::TIMEOUT);
-    assert_eq!(error.message.as_str(), "The tool did not finish within 1 seconds and was cancelled.");
-    assert_eq!(host.call("read_file", r#"{"path":"a.txt"}"#).model_text(), "1 | one\n\n(File has 1 lines total.)");
+    assert_eq!(
+        error.message.as_str(),
+        "The tool did not finish within 1 seconds and was cancelled."
+    );
+    assert_eq!(
+        host.call("read_file", r#"{"path":"a.txt"}"#).model_text(),
+        "1 | one\n\n(File has 1 lines total.)"
+    );
 }
 
 #[test]
 fn tools_calling_tools_go_through_the_same_policies() {
     let plugins = PluginDir::empty();
-    plugins.add_library("fixture_faulty").add_library("read_file");
+    plugins
+        .add_library("fixture_faulty")
+        .add_library("read_file");
     let root = tempfile::tempdir().unwrap();
     let ws = root.path().join("ws");
     std::fs::create_dir(&ws).unwrap();
     std::fs::write(ws.join("a.txt"), "one\n").unwrap();
     std::fs::write(root.path().join("secret.txt"), "secret\n").unwrap();
     let (host, _ui) = in_process::host(plugins.path(), &ws);
-    let inside = host.call("fixture_invoke", &json!({"tool": "read_file", "params": r#"{"path":"a.txt"}"#}).to_string());
+    let inside = host.call(
+        "fixture_invoke",
+        &json!({"tool": "read_file", "params": r#"{"path":"a.txt"}"#}).to_string(),
+    );
     assert_eq!(inside.model_text(), "1 | one\n\n(File has 1 lines total.)");
-    let outside = host.call("fixture_invoke", &json!({"tool": "read_file", "params": r#"{"path":"../secret.txt"}"#}).to_string());
+    let outside = host.call(
+        "fixture_invoke",
+        &json!({"tool": "read_file", "params": r#"{"path":"../secret.txt"}"#}).to_string(),
+    );
     assert_eq!(outside.model_text(), tool_api::texts::TOOL_DENIED);
 }

@@ -1,8 +1,8 @@
 //! End-to-end tests: the real host binary and the real plugin libraries, built by cargo.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod clineignore;
 mod cli;
+mod clineignore;
 mod escape;
 mod in_process;
 mod list_files;

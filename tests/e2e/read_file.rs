@@ -18,7 +18,11 @@ fn conformance_cases() {
     let plugins = plugins();
     for case in cases("read_file") {
         let ws = tempfile::tempdir().unwrap();
-        std::fs::write(ws.path().join("file.txt"), case.input["content"].as_str().unwrap()).unwrap();
+        std::fs::write(
+            ws.path().join("file.txt"),
+            case.input["content"].as_str().unwrap(),
+        )
+        .unwrap();
         let mut params = json!({"path": "file.txt"});
         for key in ["start_line", "end_line"] {
             if let Some(value) = case.input.get(key) {
@@ -27,7 +31,12 @@ fn conformance_cases() {
         }
         let (host, ui) = in_process::host(plugins.path(), ws.path());
         let outcome = host.call("read_file", &params.to_string());
-        assert_eq!(outcome.model_text(), case.expect["output"].as_str().unwrap(), "case {}", case.id);
+        assert_eq!(
+            outcome.model_text(),
+            case.expect["output"].as_str().unwrap(),
+            "case {}",
+            case.id
+        );
         let events = ui.of_kind("tool");
         assert_eq!(events.len(), 1, "case {}: {events:?}", case.id);
         let event: Value = serde_json::from_str(&events[0]).unwrap();
@@ -46,7 +55,10 @@ fn repeated_reads_of_an_unchanged_file_are_marked() {
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
     let (host, _ui) = in_process::host(plugins.path(), ws.path());
     let body = "1 | one\n\n(File has 1 lines total.)";
-    assert_eq!(host.call("read_file", r#"{"path":"a.txt"}"#).model_text(), body);
+    assert_eq!(
+        host.call("read_file", r#"{"path":"a.txt"}"#).model_text(),
+        body
+    );
     assert_eq!(
         host.call("read_file", r#"{"path":"a.txt","start_line":"1"}"#).model_text(),
         format!("[File already read] The file 'a.txt' was already read earlier in this conversation. Returning content:\n{body}")
@@ -69,9 +81,18 @@ fn binary_and_missing_files_are_refused() {
     );
     let before = host.task().mistakes();
     let missing = host.call("read_file", r#"{"path":"gone.txt"}"#);
-    assert!(missing.model_text().contains("Error reading file: File not found: "));
-    assert_eq!(host.task().mistakes(), before + 1, "a failed read counts as a mistake");
-    assert!(!host.call("read_file", r#"{"path":"."}"#).model_text().is_empty());
+    assert!(missing
+        .model_text()
+        .contains("Error reading file: File not found: "));
+    assert_eq!(
+        host.task().mistakes(),
+        before + 1,
+        "a failed read counts as a mistake"
+    );
+    assert!(!host
+        .call("read_file", r#"{"path":"."}"#)
+        .model_text()
+        .is_empty());
 }
 
 /// A 2×1 PNG.
@@ -81,7 +102,9 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAEUlEQVR4nGP4z
 fn images_come_back_as_image_blocks() {
     let plugins = plugins();
     let ws = tempfile::tempdir().unwrap();
-    let bytes = base64::engine::general_purpose::STANDARD.decode(PNG).unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(PNG)
+        .unwrap();
     std::fs::write(ws.path().join("dot.png"), &bytes).unwrap();
     let (host, _ui) = in_process::host(plugins.path(), ws.path());
     let outcome = host.call("read_file", r#"{"path":"dot.png"}"#);
@@ -89,8 +112,13 @@ fn images_come_back_as_image_blocks() {
     assert_eq!(
         content.content,
         vec![
-            ContentBlock::Text { text: "Successfully read image".to_string() },
-            ContentBlock::Image { media_type: "image/png".to_string(), data: PNG.to_string() },
+            ContentBlock::Text {
+                text: "Successfully read image".to_string()
+            },
+            ContentBlock::Image {
+                media_type: "image/png".to_string(),
+                data: PNG.to_string()
+            },
         ]
     );
 }

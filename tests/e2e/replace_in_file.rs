@@ -32,15 +32,37 @@ fn final_conformance_cases_edit_real_files() {
         let text = outcome.model_text();
         let after = std::fs::read_to_string(&file).unwrap();
         if case.expect["ok"] == true {
-            assert_eq!(after, case.expect["new_content"].as_str().unwrap(), "case {}", case.id);
-            assert!(text.starts_with("The content was successfully saved to file.txt."), "case {}: {text}", case.id);
-            let event: Value = serde_json::from_str(ui.of_kind("tool").last().expect("a tool event")).unwrap();
-            assert_eq!(event["startLineNumbers"], case.expect["start_line_numbers"], "case {}", case.id);
+            assert_eq!(
+                after,
+                case.expect["new_content"].as_str().unwrap(),
+                "case {}",
+                case.id
+            );
+            assert!(
+                text.starts_with("The content was successfully saved to file.txt."),
+                "case {}: {text}",
+                case.id
+            );
+            let event: Value =
+                serde_json::from_str(ui.of_kind("tool").last().expect("a tool event")).unwrap();
+            assert_eq!(
+                event["startLineNumbers"], case.expect["start_line_numbers"],
+                "case {}",
+                case.id
+            );
         } else {
-            assert_eq!(after, original, "case {}: a failed edit changed the file", case.id);
+            assert_eq!(
+                after, original,
+                "case {}: a failed edit changed the file",
+                case.id
+            );
             let wrapped = tool_error(case.expect["error"].as_str().unwrap());
             let head = wrapped.trim_end_matches("\n</error>");
-            assert!(text.starts_with(head), "case {}:\n{text}\n---\nexpected to start with:\n{head}", case.id);
+            assert!(
+                text.starts_with(head),
+                "case {}:\n{text}\n---\nexpected to start with:\n{head}",
+                case.id
+            );
         }
         checked += 1;
     }
@@ -53,8 +75,14 @@ fn write_to_file_creates_parents_and_reports_the_saved_content() {
     plugins.add_library("write_to_file");
     let ws = workdir();
     let (host, _ui) = in_process::host_with(plugins.path(), ws.path(), edits_allowed());
-    let outcome = host.call("write_to_file", &json!({"path": "deep/er/new.ts", "content": "export const x = 1"}).to_string());
-    assert_eq!(std::fs::read_to_string(ws.path().join("deep/er/new.ts")).unwrap(), "export const x = 1");
+    let outcome = host.call(
+        "write_to_file",
+        &json!({"path": "deep/er/new.ts", "content": "export const x = 1"}).to_string(),
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("deep/er/new.ts")).unwrap(),
+        "export const x = 1"
+    );
     let text = outcome.model_text();
     assert!(text.starts_with(
         "The content was successfully saved to deep/er/new.ts.\n\nHere is the full, updated content of the file that was saved:\n\n<final_file_content path=\"deep/er/new.ts\">\nexport const x = 1\n\n</final_file_content>"
@@ -68,7 +96,13 @@ fn edits_are_denied_by_default_without_a_terminal() {
     let ws = workdir();
     std::fs::write(ws.path().join("a.txt"), "a\n").unwrap();
     let (host, _ui) = in_process::host(plugins.path(), ws.path());
-    let outcome = host.call("write_to_file", &json!({"path": "a.txt", "content": "b"}).to_string());
+    let outcome = host.call(
+        "write_to_file",
+        &json!({"path": "a.txt", "content": "b"}).to_string(),
+    );
     assert_eq!(outcome.model_text(), tool_api::texts::TOOL_DENIED);
-    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "a\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "a\n"
+    );
 }

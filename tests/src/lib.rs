@@ -39,15 +39,22 @@ pub fn ensure_built() {
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
         let mut command = Command::new(cargo);
-        command.current_dir(workspace_root()).args(["build", "--workspace"]);
+        command
+            .current_dir(workspace_root())
+            .args(["build", "--workspace"]);
         if target_dir().file_name().is_some_and(|n| n == "release") {
             command.arg("--release");
         }
-        let output = command.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+        let output = command
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
         if output.status.success() {
             Ok(())
         } else {
-            Err(format!("cargo build --workspace failed:\n{}", String::from_utf8_lossy(&output.stderr)))
+            Err(format!(
+                "cargo build --workspace failed:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            ))
         }
     });
     if let Err(message) = result {
@@ -64,7 +71,10 @@ pub fn toolhost_bin() -> PathBuf {
 /// The built library of a crate (`lib<name>.so`).
 pub fn library(crate_name: &str) -> PathBuf {
     ensure_built();
-    let path = target_dir().join(format!("lib{crate_name}.{}", std::env::consts::DLL_EXTENSION));
+    let path = target_dir().join(format!(
+        "lib{crate_name}.{}",
+        std::env::consts::DLL_EXTENSION
+    ));
     assert!(path.exists(), "{} was not built", path.display());
     path
 }
@@ -113,7 +123,10 @@ impl PluginDir {
     /// Adds the built library of `crate_name`.
     pub fn add_library(&self, crate_name: &str) -> &Self {
         let source = library(crate_name);
-        let link = self.dir.path().join(source.file_name().expect("a file name"));
+        let link = self
+            .dir
+            .path()
+            .join(source.file_name().expect("a file name"));
         std::os::unix::fs::symlink(&source, link).expect("link the library");
         self
     }
@@ -144,8 +157,12 @@ pub struct Run {
 impl Run {
     /// Standard output parsed as JSON.
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 }
 
@@ -176,7 +193,13 @@ pub fn run(command: &mut Command) -> Run {
 }
 
 /// `toolhost --plugins DIR call TOOL PARAMS --cwd CWD [extra...] --json`, parsed.
-pub fn call_json(plugins: &Path, cwd: &Path, tool: &str, params: &Value, extra: &[&str]) -> (Run, Value) {
+pub fn call_json(
+    plugins: &Path,
+    cwd: &Path,
+    tool: &str,
+    params: &Value,
+    extra: &[&str],
+) -> (Run, Value) {
     let run = run(toolhost()
         .arg("--plugins")
         .arg(plugins)
@@ -210,7 +233,10 @@ pub fn conformance_dir() -> PathBuf {
 pub fn cases(area: &str) -> Vec<Case> {
     let path = conformance_dir().join(format!("{area}.jsonl"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("cannot read conformance data {} ({e}); set TOOLHOST_CONFORMANCE_DIR", path.display())
+        panic!(
+            "cannot read conformance data {} ({e}); set TOOLHOST_CONFORMANCE_DIR",
+            path.display()
+        )
     });
     let cases: Vec<Case> = text
         .lines()
@@ -232,7 +258,8 @@ pub fn cases(area: &str) -> Vec<Case> {
 pub fn make_fixture(name: &str, parent: &Path) -> PathBuf {
     use base64::Engine;
     let path = conformance_dir().join("fixtures.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {} ({e})", path.display()));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {} ({e})", path.display()));
     let all: Value = serde_json::from_str(&text).expect("fixtures.json is JSON");
     let fixture = all["fixtures"]
         .as_array()
@@ -241,7 +268,8 @@ pub fn make_fixture(name: &str, parent: &Path) -> PathBuf {
     let root = parent.join(name);
     std::fs::create_dir_all(&root).expect("create the fixture root");
     for dir in fixture["dirs"].as_array().into_iter().flatten() {
-        std::fs::create_dir_all(root.join(dir.as_str().expect("a dir path"))).expect("create a dir");
+        std::fs::create_dir_all(root.join(dir.as_str().expect("a dir path")))
+            .expect("create a dir");
     }
     for file in fixture["files"].as_array().into_iter().flatten() {
         let target = root.join(file["path"].as_str().expect("a file path"));
@@ -249,7 +277,9 @@ pub fn make_fixture(name: &str, parent: &Path) -> PathBuf {
         let bytes: Vec<u8> = if let Some(content) = file["content"].as_str() {
             content.as_bytes().to_vec()
         } else if let Some(b64) = file["base64"].as_str() {
-            base64::engine::general_purpose::STANDARD.decode(b64).expect("valid base64")
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .expect("valid base64")
         } else {
             let template = file["lines"]["template"].as_str().expect("a template");
             let count = file["lines"]["count"].as_u64().expect("a count");

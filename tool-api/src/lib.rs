@@ -10,7 +10,7 @@
 //!
 //! A minimal plugin:
 //!
-//! ```ignore
+//! ```no_run
 //! use tool_api::sdk::prelude::*;
 //!
 //! struct Echo;

@@ -23,8 +23,11 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
     let out = target_dir().join("bench");
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     let path = out.join("latest.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&json!({"results": results})).unwrap_or_default())
-        .map_err(|e| e.to_string())?;
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&json!({"results": results})).unwrap_or_default(),
+    )
+    .map_err(|e| e.to_string())?;
     println!("\nwritten to {}", path.display());
     Ok(())
 }
@@ -34,7 +37,10 @@ fn median_time(mut make: impl FnMut() -> Command) -> Result<Duration, String> {
     let mut times = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let mut command = make();
-        command.stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null());
+        command
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .stdin(Stdio::null());
         let start = Instant::now();
         let status = command.status().map_err(|e| e.to_string())?;
         times.push(start.elapsed());
@@ -86,8 +92,17 @@ fn startup() -> Result<Value, String> {
     }
     let per_library_1 = (ms(single) - ms(floor)) / plugin_count as f64;
     println!("startup: spawn to first tool call answered ({plugin_count} plugins, release build, median of {RUNS})");
-    println!("  {:<34} {:>9.2} ms", "true (process spawn floor)", ms(floor));
-    println!("  {:<34} {:>9.2} ms   ratio {:.1}x floor", "toolhost call read_file", ms(single), ms(single) / ms(floor));
+    println!(
+        "  {:<34} {:>9.2} ms",
+        "true (process spawn floor)",
+        ms(floor)
+    );
+    println!(
+        "  {:<34} {:>9.2} ms   ratio {:.1}x floor",
+        "toolhost call read_file",
+        ms(single),
+        ms(single) / ms(floor)
+    );
     for entry in &scaling {
         println!(
             "  {:<34} {:>9.2} ms",
@@ -114,7 +129,8 @@ fn copies_of(plugins: &Path, copies: usize) -> Result<Vec<std::path::PathBuf>, S
         let dir = tempfile_dir(&format!("toolhost-bench-copy{copy}"))?;
         for name in plugin_crates()? {
             let file = library_file_name(&name);
-            std::fs::copy(plugins.join(&file), dir.join(format!("copy{copy}_{file}"))).map_err(|e| e.to_string())?;
+            std::fs::copy(plugins.join(&file), dir.join(format!("copy{copy}_{file}")))
+                .map_err(|e| e.to_string())?;
         }
         dirs.push(dir);
     }

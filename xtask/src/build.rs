@@ -42,7 +42,8 @@ pub fn stage(profile: Profile) -> Result<PathBuf, String> {
 /// Replaces `dest` with copies of every real plugin library from `profile_dir`.
 fn copy_plugins(profile_dir: &std::path::Path, dest: &std::path::Path) -> Result<(), String> {
     if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(|e| format!("cannot clear {}: {e}", dest.display()))?;
+        std::fs::remove_dir_all(dest)
+            .map_err(|e| format!("cannot clear {}: {e}", dest.display()))?;
     }
     std::fs::create_dir_all(dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
     for name in plugin_crates()? {
@@ -60,7 +61,8 @@ pub fn dist() -> Result<PathBuf, String> {
     let dist = target_dir().join("dist");
     let bin = dist.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
-    std::fs::copy(release.join("toolhost"), bin.join("toolhost")).map_err(|e| format!("cannot copy toolhost: {e}"))?;
+    std::fs::copy(release.join("toolhost"), bin.join("toolhost"))
+        .map_err(|e| format!("cannot copy toolhost: {e}"))?;
     copy_plugins(&release, &dist.join("plugins"))?;
     Ok(dist)
 }

@@ -53,5 +53,8 @@ fn run(args: &[String]) -> Result<(), String> {
 fn test() -> Result<(), String> {
     requirements::install_missing()?;
     build::stage(build::Profile::Dev)?;
-    util::cargo(&["test", "--workspace", "--locked"], &[("TOOLHOST_TESTS_PREBUILT", "1")])
+    util::cargo(
+        &["test", "--workspace", "--locked"],
+        &[("TOOLHOST_TESTS_PREBUILT", "1")],
+    )
 }

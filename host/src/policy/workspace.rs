@@ -103,7 +103,11 @@ impl Workspace {
         let inside = self.roots.iter().any(|r| resolved.starts_with(&r.real));
         // A `@root:` hint is not part of the path the rules see.
         let absolute_text = absolute.to_string_lossy();
-        let for_ignore = if path.starts_with('@') { absolute_text.as_ref() } else { path };
+        let for_ignore = if path.starts_with('@') {
+            absolute_text.as_ref()
+        } else {
+            path
+        };
         PathVerdict {
             path: path.to_string(),
             absolute: absolute.to_string_lossy().into_owned(),

@@ -22,7 +22,11 @@ impl Tool for AskFollowupQuestion {
             DESCRIPTION,
             &[
                 ("question", "The question to ask the user.", true),
-                ("options", "Optional: a JSON array of 2-5 answer choices.", false),
+                (
+                    "options",
+                    "Optional: a JSON array of 2-5 answer choices.",
+                    false,
+                ),
             ],
         )
         .with_partial()
@@ -30,7 +34,10 @@ impl Tool for AskFollowupQuestion {
     }
 
     fn describe(&self, call: &Call) -> String {
-        format!("[ask_followup_question for '{}']", call.params.string_or_empty("question"))
+        format!(
+            "[ask_followup_question for '{}']",
+            call.params.string_or_empty("question")
+        )
     }
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
@@ -47,8 +54,15 @@ impl Tool for AskFollowupQuestion {
             }
             Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => {
                 let preview: String = question.chars().take(100).collect();
-                let more = if question.chars().count() > 100 { "[...]" } else { "" };
-                ctx.say("info", &format!("[YOLO MODE] Auto-responding to question: \"{preview}{more}\""));
+                let more = if question.chars().count() > 100 {
+                    "[...]"
+                } else {
+                    ""
+                };
+                ctx.say(
+                    "info",
+                    &format!("[YOLO MODE] Auto-responding to question: \"{preview}{more}\""),
+                );
                 Ok(ToolContent::text(no_user_text(&question)))
             }
             Err(e) => Err(e),
@@ -58,7 +72,10 @@ impl Tool for AskFollowupQuestion {
     fn handle_partial(&self, call: &Call, ctx: &Ctx<'_>) -> Result<(), ToolError> {
         let question = call.params.string_or_empty("question");
         let options = parse_options(call.params.string("options").as_deref());
-        ctx.ask_partial("followup", &json!({"question": question, "options": options}).to_string());
+        ctx.ask_partial(
+            "followup",
+            &json!({"question": question, "options": options}).to_string(),
+        );
         Ok(())
     }
 }
@@ -106,7 +123,10 @@ mod tests {
     #[test]
     fn options_parse_leniently() {
         assert_eq!(parse_options(Some(r#"["a","b"]"#)), vec!["a", "b"]);
-        assert_eq!(parse_options(Some(r#"["a", "b with "quote"]"#)), vec!["a", "b with \"quote"]);
+        assert_eq!(
+            parse_options(Some(r#"["a", "b with "quote"]"#)),
+            vec!["a", "b with \"quote"]
+        );
         assert_eq!(parse_options(Some("not a list")), Vec::<String>::new());
         assert_eq!(parse_options(None), Vec::<String>::new());
     }

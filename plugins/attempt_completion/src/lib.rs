@@ -22,8 +22,16 @@ impl Tool for AttemptCompletion {
             "attempt_completion",
             DESCRIPTION,
             &[
-                ("result", "The result of the task: final, not a question.", true),
-                ("command", "Optional: a command that demonstrates the result.", false),
+                (
+                    "result",
+                    "The result of the task: final, not a question.",
+                    true,
+                ),
+                (
+                    "command",
+                    "Optional: a command that demonstrates the result.",
+                    false,
+                ),
             ],
         )
         .with_partial()
@@ -33,9 +41,14 @@ impl Tool for AttemptCompletion {
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
         let result = call.params.required("result")?;
         ctx.say("completion_result", &result);
-        let mut blocks = vec![ContentBlock::Text { text: DONE.to_string() }];
+        let mut blocks = vec![ContentBlock::Text {
+            text: DONE.to_string(),
+        }];
         if let Some(command) = call.params.string("command").filter(|c| !c.is_empty()) {
-            let output = ctx.invoke_tool("execute_command", &json!({"command": command, "requires_approval": "false"}));
+            let output = ctx.invoke_tool(
+                "execute_command",
+                &json!({"command": command, "requires_approval": "false"}),
+            );
             match output {
                 Ok(content) => blocks.extend(content.content),
                 Err(e) if e.kind == ToolErrorKind::DENIED => return Err(e),

@@ -17,7 +17,9 @@ fn install_quiet_hook() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
-            let location = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+            let location = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()));
             PANIC_LOCATION.with(|slot| *slot.borrow_mut() = location);
         }));
     });

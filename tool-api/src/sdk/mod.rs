@@ -1,7 +1,7 @@
 //! The plugin author's side: implement [`Tool`], register it with [`crate::submit_tool!`], and
 //! export the library with [`crate::export_plugin!`].
 //!
-//! ```ignore
+//! ```no_run
 //! use tool_api::sdk::prelude::*;
 //!
 //! #[derive(Default)]
