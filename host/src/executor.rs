@@ -266,12 +266,7 @@ impl Host {
             .name(format!("tool:{name}"))
             .spawn(move || {
                 let host = HostServices_TO::from_ptr(&services, TD_Opaque);
-                let call = ToolCall {
-                    tool_name: RStr::from(tool_name.as_str()),
-                    call_id: RStr::from(""),
-                    params_json: RStr::from(params_json.as_str()),
-                    context_json: RStr::from(context_json.as_str()),
-                };
+                let call = tool_call(&tool_name, &params_json, &context_json);
                 let result = match handler.handler.execute(call, host) {
                     ROk(output) => serde_json::from_str::<ToolContent>(
                         output.content_json.as_str(),
@@ -373,13 +368,20 @@ fn describe(
 ) -> String {
     let params_json = Value::Object(params.clone()).to_string();
     let context_json = serde_json::to_string(context).unwrap_or_default();
-    let call = ToolCall {
+    tool.handler
+        .handler
+        .describe(tool_call(name, &params_json, &context_json))
+        .into_string()
+}
+
+/// The ABI form of a call; the strings stay borrowed.
+fn tool_call<'a>(name: &'a str, params_json: &'a str, context_json: &'a str) -> ToolCall<'a> {
+    ToolCall {
         tool_name: RStr::from(name),
         call_id: RStr::from(""),
-        params_json: RStr::from(params_json.as_str()),
-        context_json: RStr::from(context_json.as_str()),
-    };
-    tool.handler.handler.describe(call).into_string()
+        params_json: RStr::from(params_json),
+        context_json: RStr::from(context_json),
+    }
 }
 
 fn approval_message(name: &str, paths: &[String], workspace: &Workspace) -> String {

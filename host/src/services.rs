@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RSome, RStr, RString};
+use abi_stable::std_types::{RErr, RNone, ROption, RResult, RSome, RStr, RString};
 use tool_api::abi::{HostServices, ToolError, ToolErrorKind, ToolOutput};
 use tool_api::model::ApprovalRequest;
 
@@ -84,13 +84,6 @@ fn host_gone() -> ToolError {
     ToolError::new(ToolErrorKind::CANCELLED, "the host is shutting down")
 }
 
-fn to_rresult<T>(result: Result<T, ToolError>) -> RResult<T, ToolError> {
-    match result {
-        Ok(v) => ROk(v),
-        Err(e) => RErr(e),
-    }
-}
-
 impl HostServices for CallServices {
     fn say(&self, kind: RStr<'_>, text: RStr<'_>, partial: bool) {
         contained((), || {
@@ -117,7 +110,7 @@ impl HostServices for CallServices {
                 .map(RString::from)
                 .map_err(|e| internal(&e.to_string()))
         });
-        to_rresult(result)
+        result.into()
     }
 
     fn request_approval(&self, request_json: RStr<'_>) -> RResult<RString, ToolError> {
@@ -135,7 +128,7 @@ impl HostServices for CallServices {
                 .map(RString::from)
                 .map_err(|e| internal(&e.to_string()))
         });
-        to_rresult(result)
+        result.into()
     }
 
     fn check_path(&self, path: RStr<'_>) -> RString {
@@ -222,7 +215,7 @@ impl HostServices for CallServices {
                     .map_err(|e| internal(&e.to_string()))
             },
         );
-        to_rresult(result)
+        result.into()
     }
 
     fn call_service(

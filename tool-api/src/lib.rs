@@ -103,7 +103,7 @@ pub mod __private {
     pub use inventory;
 
     use abi_stable::prefix_type::PrefixTypeTrait;
-    use abi_stable::std_types::{RErr, ROk, RResult, RStr, RString, RVec};
+    use abi_stable::std_types::{RErr, RResult, RStr, RString, RVec};
 
     use crate::abi::{
         PluginManifest, ToolError, ToolErrorKind, ToolHandlerBox, ToolPluginV1, ToolPluginV1Ref,
@@ -145,10 +145,7 @@ pub mod __private {
                 .map(|registration| (registration.build)())
                 .collect::<RVec<_>>())
         });
-        match built {
-            Ok(handlers) => ROk(handlers),
-            Err(e) => RErr(e),
-        }
+        built.into()
     }
 
     extern "C" fn call_extension(

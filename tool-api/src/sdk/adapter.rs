@@ -2,7 +2,7 @@
 
 use abi_stable::{
     sabi_trait::TD_Opaque,
-    std_types::{RErr, ROk, RResult, RStr, RString},
+    std_types::{RErr, RResult, RStr, RString},
 };
 
 use crate::abi::{
@@ -41,13 +41,6 @@ fn decode_call(call: &ToolCall<'_>) -> Result<Call, ToolError> {
     })
 }
 
-fn to_rresult<T>(result: Result<T, ToolError>) -> RResult<T, ToolError> {
-    match result {
-        Ok(v) => ROk(v),
-        Err(e) => RErr(e),
-    }
-}
-
 impl<T: Tool> ToolHandler for ToolAdapter<T> {
     fn specs_json(&self) -> RString {
         RString::from(self.specs_json.as_str())
@@ -60,7 +53,7 @@ impl<T: Tool> ToolHandler for ToolAdapter<T> {
     }
 
     fn execute(&self, call: ToolCall<'_>, host: HostRef<'_>) -> RResult<ToolOutput, ToolError> {
-        to_rresult(guard(|| {
+        RResult::from(guard(|| {
             let decoded = decode_call(&call)?;
             let ctx = Ctx::new(host, &decoded.task);
             let content = self.tool.execute(&decoded, &ctx)?;
@@ -77,7 +70,7 @@ impl<T: Tool> ToolHandler for ToolAdapter<T> {
     }
 
     fn handle_partial(&self, call: ToolCall<'_>, host: HostRef<'_>) -> RResult<(), ToolError> {
-        to_rresult(guard(|| {
+        RResult::from(guard(|| {
             let decoded = decode_call(&call)?;
             let ctx = Ctx::new(host, &decoded.task);
             self.tool.handle_partial(&decoded, &ctx)
