@@ -287,3 +287,20 @@ fn tools_calling_tools_go_through_the_same_policies() {
     );
     assert_eq!(outside.model_text(), tool_api::texts::TOOL_DENIED);
 }
+
+#[test]
+fn plugins_run_async_code_on_their_own_runtime() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("fixture_faulty");
+    let ws = tempfile::tempdir().unwrap();
+    let (host, _ui) = in_process::host(plugins.path(), ws.path());
+    assert_eq!(
+        host.call("fixture_async", "{}").model_text(),
+        "slept on plugin-rt"
+    );
+    assert_eq!(
+        host.call("fixture_async", "{}").model_text(),
+        "slept on plugin-rt"
+    );
+    host.registry().shutdown();
+}

@@ -36,7 +36,16 @@ pub mod model;
 pub mod sdk;
 pub mod texts;
 
-/// The version of this crate: the ABI version plugins record in their manifest.
+/// The ABI version: this crate's version, recorded in every plugin's manifest and checked by
+/// abi_stable when a plugin loads.
+///
+/// The compatibility rule: a host loads every plugin built against a tool-api of the same
+/// major version. Within a major version, published boundary types never change and never
+/// grow (abi_stable refuses a plugin whose types have fewer fields than the host's); a new
+/// capability arrives as a new, separately named type (`ToolPluginV2`, ...) that newer hosts try
+/// before falling back to v1, and plugins keep exporting the oldest type that has what they use.
+/// New parameters, context fields and result blocks travel as JSON and change nothing here.
+/// A new major version (or a new abi_stable minor version) is a break: plugins must be rebuilt.
 pub const ABI_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Registers a tool inside its plugin library; [`export_plugin!`] gathers every registration.
