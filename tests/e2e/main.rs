@@ -2,10 +2,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
+mod apply_patch;
 mod clineignore;
 mod escape;
+mod execute_command;
 mod in_process;
+mod list_code_definition_names;
 mod list_files;
 mod loading;
 mod read_file;
 mod replace_in_file;
+mod search_files;

@@ -1,7 +1,4 @@
-//! `cargo xtask bench [NAME]`: measurements against a baseline run side by side.
-//!
-//! Only ratios are meaningful on a shared machine; absolute times are context. Results are
-//! printed as a table and written to `target/bench/latest.json`.
+//! `bench startup`: process start to the first tool call answered, all plugins loaded.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -12,28 +9,11 @@ use serde_json::{json, Value};
 use crate::build;
 use crate::util::{library_file_name, plugin_crates, target_dir};
 
-const RUNS: usize = 40;
-
-/// Runs the named benchmark, or all of them.
-pub fn run(name: Option<&str>) -> Result<(), String> {
-    let results = match name {
-        None | Some("startup") => vec![startup()?],
-        Some(other) => return Err(format!("unknown benchmark '{other}' (known: startup)")),
-    };
-    let out = target_dir().join("bench");
-    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-    let path = out.join("latest.json");
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(&json!({"results": results})).unwrap_or_default(),
-    )
-    .map_err(|e| e.to_string())?;
-    println!("\nwritten to {}", path.display());
-    Ok(())
-}
+/// Runs per measurement; the median is reported.
+pub const RUNS: usize = 40;
 
 /// Median wall time of running `command` to completion.
-fn median_time(mut make: impl FnMut() -> Command) -> Result<Duration, String> {
+pub fn median_time(mut make: impl FnMut() -> Command) -> Result<Duration, String> {
     let mut times = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let mut command = make();
@@ -52,14 +32,14 @@ fn median_time(mut make: impl FnMut() -> Command) -> Result<Duration, String> {
     Ok(times[RUNS / 2])
 }
 
-fn ms(d: Duration) -> f64 {
+pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
 /// Startup: process start to the first tool call answered with every plugin loaded, against
 /// `true` (process spawn) as the floor; then the same with the plugin set loaded 2 and 4 times
 /// over, to show that loading grows linearly with the number of libraries.
-fn startup() -> Result<Value, String> {
+pub fn startup() -> Result<Value, String> {
     let dist = build::dist()?;
     let host = dist.join("bin/toolhost");
     let plugins = dist.join("plugins");
@@ -137,7 +117,7 @@ fn copies_of(plugins: &Path, copies: usize) -> Result<Vec<std::path::PathBuf>, S
     Ok(dirs)
 }
 
-fn tempfile_dir(name: &str) -> Result<std::path::PathBuf, String> {
+pub fn tempfile_dir(name: &str) -> Result<std::path::PathBuf, String> {
     let dir = target_dir().join("bench").join(name);
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;

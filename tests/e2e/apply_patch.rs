@@ -1,0 +1,1 @@
+//! apply_patch through the real plugin (tests to be written).

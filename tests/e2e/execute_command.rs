@@ -1,0 +1,1 @@
+//! execute_command through the real plugin (tests to be written).

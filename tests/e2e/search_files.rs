@@ -1,0 +1,1 @@
+//! search_files through the real plugin (tests to be written).

@@ -1,0 +1,26 @@
+//! `cargo xtask bench [NAME]`: measurements against a baseline run side by side.
+//!
+//! Only ratios are meaningful on a shared machine; absolute times are context. Results are
+//! printed as a table and written to `target/bench/latest.json`. Timings never go into tests.
+
+mod startup;
+
+use serde_json::json;
+
+use crate::util::target_dir;
+
+/// Runs the named benchmark, or all of them.
+pub fn run(name: Option<&str>) -> Result<(), String> {
+    let results = match name {
+        None => vec![startup::startup()?],
+        Some("startup") => vec![startup::startup()?],
+        Some(other) => return Err(format!("unknown benchmark '{other}' (known: startup)")),
+    };
+    let out = target_dir().join("bench");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let path = out.join("latest.json");
+    let text = serde_json::to_string_pretty(&json!({ "results": results })).unwrap_or_default();
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    println!("\nwritten to {}", path.display());
+    Ok(())
+}
