@@ -29,6 +29,7 @@ pub mod cli;
 pub mod executor;
 pub mod known_tools;
 pub mod outcome;
+pub mod parser;
 pub mod plugins;
 pub mod policy;
 pub mod services;

@@ -1,8 +1,8 @@
 //! End-to-end tests: the real host binary and the real plugin libraries, built by cargo.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod cli;
 mod apply_patch;
+mod cli;
 mod clineignore;
 mod escape;
 mod execute_command;
@@ -10,6 +10,7 @@ mod in_process;
 mod list_code_definition_names;
 mod list_files;
 mod loading;
+mod parser;
 mod read_file;
 mod replace_in_file;
 mod search_files;
