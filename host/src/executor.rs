@@ -13,11 +13,14 @@ use std::time::Duration;
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RErr, ROk, RStr};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use tool_api::abi::{HostServices_TO, ToolCall, ToolError, ToolErrorKind};
-use tool_api::model::{ApprovalDecision, ApprovalRequest, AskResponse, TaskContext, ToolContent};
+use tool_api::model::{
+    ApprovalDecision, ApprovalRequest, AskResponse, ContentBlock, TaskContext, ToolContent,
+};
 use tool_api::texts;
 
+use crate::hooks::{HookInput, HookName, HookOutcome, Hooks, PRE_TOOL_USE_EXEMPT};
 use crate::outcome::CallOutcome;
 use crate::plugins::{RegisteredTool, Registry};
 use crate::policy::{auto_approves, ApprovalMode, Workspace};
@@ -54,6 +57,7 @@ pub struct Host {
     ui: Box<dyn Ui>,
     task: TaskState,
     task_id: String,
+    hooks: Hooks,
     me: Weak<Host>,
 }
 
@@ -61,6 +65,11 @@ impl Host {
     /// Loads the plugins and builds the host.
     pub fn new(config: HostConfig) -> Arc<Self> {
         let registry = Registry::load(&config.plugin_dirs);
+        let hooks = Hooks::discover(
+            config.settings.hooks.dir.as_deref(),
+            config.workspace.cwd(),
+            config.settings.hooks.enabled,
+        );
         Arc::new_cyclic(|me| Self {
             registry,
             workspace: config.workspace,
@@ -69,6 +78,7 @@ impl Host {
             ui: config.ui,
             task: TaskState::default(),
             task_id: config.task_id,
+            hooks,
             me: me.clone(),
         })
     }
@@ -170,7 +180,54 @@ impl Host {
                 return Err(denied(decision.feedback));
             }
         }
-        self.run(tool, name, params, depth)
+        let parameters = Value::Object(params.clone());
+        let pre = if PRE_TOOL_USE_EXEMPT.contains(&name) {
+            HookOutcome::default()
+        } else {
+            self.run_hook(
+                HookName::PreToolUse,
+                json!({"toolName": name, "parameters": parameters}),
+            )
+        };
+        if pre.cancel {
+            return Err(denied(None));
+        }
+        let started = std::time::Instant::now();
+        let mut content = self.run(tool, name, params, depth)?;
+        if let Some(context) = pre.context {
+            content
+                .content
+                .insert(0, ContentBlock::Text { text: context });
+        }
+        if name != "attempt_completion" {
+            let payload = json!({
+                "toolName": name,
+                "parameters": parameters,
+                "result": content.joined_text(),
+                "success": true,
+                "executionTimeMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            });
+            let post = self.run_hook(HookName::PostToolUse, payload);
+            if post.cancel {
+                let message = post
+                    .error_message
+                    .as_deref()
+                    .unwrap_or("Hook requested task cancellation");
+                self.ui.say("error", message, false);
+            }
+            if let Some(context) = post.context {
+                content.content.push(ContentBlock::Text { text: context });
+            }
+        }
+        Ok(content)
+    }
+
+    fn run_hook(&self, hook: HookName, payload: Value) -> HookOutcome {
+        let input = HookInput {
+            task_id: self.task_id.clone(),
+            workspace_roots: self.workspace.roots().into_iter().map(|r| r.path).collect(),
+        };
+        self.hooks.run(hook, &input, payload, self.workspace.cwd())
     }
 
     fn check_required(

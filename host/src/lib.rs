@@ -27,6 +27,7 @@
 
 pub mod cli;
 pub mod executor;
+pub mod hooks;
 pub mod known_tools;
 pub mod outcome;
 pub mod parser;

@@ -72,6 +72,25 @@ impl Default for Limits {
     }
 }
 
+/// Where hook scripts come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HookSettings {
+    /// Whether PreToolUse/PostToolUse hooks run at all.
+    pub enabled: bool,
+    /// An extra directory searched first (like Cline's `--hooks-dir`).
+    pub dir: Option<PathBuf>,
+}
+
+impl Default for HookSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            dir: None,
+        }
+    }
+}
+
 /// The parsed settings file.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
@@ -79,6 +98,8 @@ pub struct Settings {
     pub auto_approve: AutoApprove,
     /// Host limits.
     pub limits: Limits,
+    /// Hook discovery.
+    pub hooks: HookSettings,
     /// The whole file as JSON, for tools' `setting` lookups.
     raw: Value,
     /// Where the settings came from, if from a file.
@@ -158,9 +179,12 @@ impl Settings {
             .map_err(|e| format!("[auto_approve]: {e}"))?;
         let limits =
             serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
+        let hooks =
+            serde_json::from_value(section("hooks")).map_err(|e| format!("[hooks]: {e}"))?;
         Ok(Self {
             auto_approve,
             limits,
+            hooks,
             raw,
             source: None,
         })

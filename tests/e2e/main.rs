@@ -6,6 +6,7 @@ mod cli;
 mod clineignore;
 mod escape;
 mod execute_command;
+mod hooks;
 mod in_process;
 mod list_code_definition_names;
 mod list_files;
