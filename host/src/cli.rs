@@ -51,6 +51,33 @@ pub enum Command {
     /// Checks what the policies say, without running anything.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Parses assistant text from stdin and prints its blocks as JSON.
+    Parse,
+    /// Feeds a recorded assistant message through the parser as a stream and runs its tool
+    /// calls, printing what an agent's UI would show.
+    Replay(ReplayArgs),
+    /// Prints every loaded tool's definition in a provider's format.
+    Schema {
+        /// The format.
+        #[arg(long, value_enum, default_value = "mcp")]
+        format: crate::schema::SchemaFormat,
+    },
+}
+
+/// Arguments of `toolhost replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The recorded assistant message, or `-` for stdin.
+    pub file: PathBuf,
+    /// The workspace directory. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Approve everything without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// How many characters each streamed chunk holds.
+    #[arg(long, default_value_t = 16)]
+    pub chunk: usize,
 }
 
 /// Arguments of `toolhost call`.
@@ -127,6 +154,22 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Call(args) => call(&cli.plugins, cli.settings.as_deref(), args),
+        Command::Parse => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            let blocks = crate::parser::parse_assistant_message(&text);
+            print_line(&serde_json::to_string(&blocks).unwrap_or_default());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replay(args) => replay(&cli.plugins, cli.settings.as_deref(), args),
+        Command::Schema { format } => {
+            let host = build_host(&cli.plugins, cli.settings.as_deref(), None, ApprovalMode::DenyUnlessAuto)?;
+            let specs: Vec<_> = host.registry().tools().map(|(_, tool)| &tool.spec).collect();
+            print_line(&crate::schema::render(&specs, format));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Policy(PolicyCommand::CheckPath { path, cwd }) => {
             let workspace = open_workspace(cwd.as_deref())?;
             print_line(&check_path_json(&workspace, &path).to_string());
@@ -146,12 +189,22 @@ fn build_host(
     cwd: Option<&Path>,
     approval: ApprovalMode,
 ) -> Result<std::sync::Arc<Host>, String> {
-    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
-    let workspace = open_workspace(cwd)?;
     let ui: Box<dyn Ui> = match approval {
         ApprovalMode::Ask => Box::new(TerminalUi),
         ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => Box::new(HeadlessUi),
     };
+    build_host_with_ui(plugins, settings, cwd, approval, ui)
+}
+
+fn build_host_with_ui(
+    plugins: &[PathBuf],
+    settings: Option<&Path>,
+    cwd: Option<&Path>,
+    approval: ApprovalMode,
+    ui: Box<dyn Ui>,
+) -> Result<std::sync::Arc<Host>, String> {
+    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+    let workspace = open_workspace(cwd)?;
     let dirs = plugin_dirs(plugins);
     if dirs.is_empty() {
         tracing::warn!("no plugin directory found: pass --plugins DIR or set TOOLHOST_PLUGIN_PATH");
@@ -191,14 +244,7 @@ fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<
         Ok(_) => return Err("the parameters must be a JSON object".to_string()),
         Err(e) => return Err(format!("the parameters are not valid JSON: {e}")),
     }
-    let approval = if args.yes {
-        ApprovalMode::ApproveAll
-    } else if TerminalUi::detect().is_some() {
-        ApprovalMode::Ask
-    } else {
-        ApprovalMode::DenyUnlessAuto
-    };
-    let host = build_host(plugins, settings, args.cwd.as_deref(), approval)?;
+    let host = build_host(plugins, settings, args.cwd.as_deref(), approval_mode(args.yes))?;
     if host.registry().get(&args.tool).is_none() {
         let names: Vec<&str> = host.registry().tools().map(|(name, _)| name).collect();
         return Err(format!(
@@ -233,6 +279,40 @@ fn print_exact(text: &str) {
         let _ = stdout.write_all(b"\n");
     }
     let _ = stdout.flush();
+}
+
+/// Approvals: `--yes`, else ask on a terminal, else deny what is not auto-approved.
+fn approval_mode(yes: bool) -> ApprovalMode {
+    if yes {
+        ApprovalMode::ApproveAll
+    } else if TerminalUi::detect().is_some() {
+        ApprovalMode::Ask
+    } else {
+        ApprovalMode::DenyUnlessAuto
+    }
+}
+
+fn replay(plugins: &[PathBuf], settings: Option<&Path>, args: ReplayArgs) -> Result<ExitCode, String> {
+    let message = if args.file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        text
+    } else {
+        std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?
+    };
+    let approval = approval_mode(args.yes);
+    let transcript = crate::replay::Transcript::printing();
+    let asker: Option<Box<dyn Ui>> = match approval {
+        ApprovalMode::Ask => Some(Box::new(TerminalUi)),
+        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => None,
+    };
+    let ui = Box::new(crate::replay::ReplayUi::new(transcript.clone(), asker));
+    let host = build_host_with_ui(plugins, settings, args.cwd.as_deref(), approval, ui)?;
+    crate::replay::replay(host.clone(), &message, args.chunk, &transcript);
+    host.registry().shutdown();
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_line(text: &str) {

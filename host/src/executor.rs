@@ -135,6 +135,45 @@ impl Host {
         self.finish(name, description, result)
     }
 
+    /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
+    pub fn describe(&self, name: &str, params: &Map<String, Value>) -> String {
+        match self.registry.get(name) {
+            Some(tool) => describe(tool, name, params, &self.context(false)),
+            None => format!("[{name}]"),
+        }
+    }
+
+    /// Routes a still-streaming call to the tool's partial handler: UI updates only, never a
+    /// result. Unknown tools, tools without a partial handler and failures are ignored (a
+    /// partial block is a preview; the complete block reports errors).
+    pub fn call_partial(&self, name: &str, params: &Map<String, Value>) {
+        let Some(tool) = self.registry.get(name) else {
+            return;
+        };
+        if !tool.spec.partial || tool.handler.plugin.failure().is_some() {
+            return;
+        }
+        let services = CallServices {
+            host: self.me.clone(),
+            tool: name.to_string(),
+            cancellation: Arc::new(Cancellation::default()),
+            depth: 0,
+        };
+        let params_json = Value::Object(params.clone()).to_string();
+        let context_json = serde_json::to_string(&self.context(false)).unwrap_or_default();
+        let host = HostServices_TO::from_ptr(&services, TD_Opaque);
+        if let RErr(e) = tool
+            .handler
+            .handler
+            .handle_partial(tool_call(name, &params_json, &context_json), host)
+        {
+            if e.kind == ToolErrorKind::PANIC {
+                tool.handler.plugin.mark_failed(&e.message);
+            }
+            tracing::debug!(target: "toolhost::executor", "partial handler of {name}: {e}");
+        }
+    }
+
     /// Policies, approval and execution.
     fn checked_run(
         &self,
@@ -258,19 +297,30 @@ impl Host {
     /// Applies the approval policy: `--yes`, subagents and auto-approved categories go ahead;
     /// otherwise the user is asked, or, with nobody to ask, the request is denied.
     pub fn decide_approval(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let (decision, how) = self.approval_decision(request);
+        let verdict = if decision.approved { "approved" } else { "denied" };
+        self.ui.say(
+            "approval",
+            &format!("{}: {verdict} ({how})", request.message),
+            false,
+        );
+        decision
+    }
+
+    fn approval_decision(&self, request: &ApprovalRequest) -> (ApprovalDecision, &'static str) {
         let approved = ApprovalDecision {
             approved: true,
             feedback: None,
         };
         if self.approval == ApprovalMode::ApproveAll {
-            return approved;
+            return (approved, "--yes");
         }
         let inside = request
             .path
             .as_deref()
             .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
         if auto_approves(&self.settings.auto_approve, request.category, inside) {
-            return approved;
+            return (approved, "auto-approved by the settings");
         }
         let refused = |feedback| ApprovalDecision {
             approved: false,
@@ -278,11 +328,13 @@ impl Host {
         };
         match self.approval {
             ApprovalMode::Ask => match self.ui.ask("tool", &request.message) {
-                Some(reply) if reply.response == AskResponse::Yes => approved,
-                Some(reply) => refused(reply.text.filter(|t| !t.is_empty())),
-                None => refused(None),
+                Some(reply) if reply.response == AskResponse::Yes => (approved, "by the user"),
+                Some(reply) => (refused(reply.text.filter(|t| !t.is_empty())), "by the user"),
+                None => (refused(None), "nobody to ask"),
             },
-            ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => refused(None),
+            ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => {
+                (refused(None), "not auto-approved and no terminal to ask")
+            }
         }
     }
 

@@ -66,6 +66,11 @@ impl TaskState {
         self.lock().consecutive_mistakes += 1;
     }
 
+    /// Sets the count (loop detection raises it to the limit).
+    pub fn set_mistakes(&self, count: u32) {
+        self.lock().consecutive_mistakes = count;
+    }
+
     /// A successful call resets the count.
     pub fn reset_mistakes(&self) {
         self.lock().consecutive_mistakes = 0;

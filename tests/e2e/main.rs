@@ -14,4 +14,5 @@ mod loading;
 mod parser;
 mod read_file;
 mod replace_in_file;
+mod replay;
 mod search_files;

@@ -9,8 +9,10 @@ you have confirmed that every tool use before succeeded. Describe the final resu
 without ending on a question or an offer of more help. `command` may give a command that shows \
 the result (for example opening a page); do not use it to print text.";
 
-/// The first line of every completion result.
-pub const DONE: &str = "[attempt_completion] Result: Done";
+/// The first line of every completion result. (Cline's handler writes its own
+/// `[attempt_completion] Result: Done`; here the agent loop adds the description prefix to every
+/// result, so the handler's text is the part after it.)
+pub const DONE: &str = "Done";
 
 /// The attempt_completion tool.
 #[derive(Debug, Default)]

@@ -1,0 +1,286 @@
+//! An assistant message run as Cline's agent loop runs it: the streamed text is parsed as it
+//! arrives, still-streaming tool blocks go to their partial handlers (UI only), complete blocks
+//! execute in order, and the results form the next user message.
+//!
+//! The executor rules live here: results prefixed with the call's description, later tools
+//! skipped after a denial, one tool per message when parallel calls are off, repeated identical
+//! calls detected, a turn without a tool counted as a mistake, and the mistake limit reported.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tool_api::abi::ToolErrorKind;
+use tool_api::model::ContentBlock;
+
+use crate::parser::{Block, ToolUse, XmlParser, PARAM_NAMES};
+use crate::known_tools::CLINE_TOOL_NAMES;
+use crate::Host;
+
+/// What the run shows, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    /// Assistant text (partial while it streams).
+    Text {
+        /// The text.
+        content: String,
+        /// Whether more may come.
+        partial: bool,
+    },
+    /// A tool block still streaming, with the parameters so far.
+    ToolStreaming {
+        /// The tool.
+        name: String,
+        /// The parameters so far.
+        params: Map<String, Value>,
+    },
+    /// A tool block's result, as the model will read it.
+    ToolResult {
+        /// The tool.
+        name: String,
+        /// The text pushed into the next user message.
+        text: String,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+    /// Something the loop itself says (skipped tools, loop warnings, the mistake limit).
+    Notice(String),
+}
+
+/// A conversation over one host: loop-detection state carries from message to message.
+pub struct Conversation {
+    host: Arc<Host>,
+    parser: XmlParser,
+    last_call: Option<(String, String)>,
+    identical_calls: u32,
+}
+
+impl Conversation {
+    /// A conversation whose parser knows Cline's tool names and every loaded tool and parameter.
+    pub fn new(host: Arc<Host>) -> Self {
+        let mut tools: Vec<String> = CLINE_TOOL_NAMES.iter().map(|s| s.to_string()).collect();
+        let mut params: Vec<String> = PARAM_NAMES.iter().map(|s| s.to_string()).collect();
+        for (name, tool) in host.registry().tools() {
+            tools.push(name.to_string());
+            if let Some(properties) = tool.spec.input_schema["properties"].as_object() {
+                params.extend(properties.keys().cloned());
+            }
+        }
+        let parser = XmlParser::new(tools.iter().map(String::as_str), params.iter().map(String::as_str));
+        Self {
+            host,
+            parser,
+            last_call: None,
+            identical_calls: 0,
+        }
+    }
+
+    /// Starts processing one assistant message.
+    pub fn message(&mut self) -> MessageRun<'_> {
+        MessageRun {
+            conversation: self,
+            text: String::new(),
+            next_block: 0,
+            last_partial: None,
+            did_reject_tool: false,
+            did_use_tool: false,
+            used_any_tool: false,
+            user_content: Vec::new(),
+        }
+    }
+}
+
+/// One assistant message being streamed in.
+pub struct MessageRun<'c> {
+    conversation: &'c mut Conversation,
+    text: String,
+    /// The first block not yet completed.
+    next_block: usize,
+    /// The last partial block shown, to show each change once.
+    last_partial: Option<Block>,
+    did_reject_tool: bool,
+    did_use_tool: bool,
+    used_any_tool: bool,
+    user_content: Vec<ContentBlock>,
+}
+
+impl MessageRun<'_> {
+    /// Adds streamed text and presents whatever became ready.
+    pub fn push(&mut self, chunk: &str, sink: &mut dyn FnMut(SessionEvent)) {
+        self.text.push_str(chunk);
+        let blocks = self.conversation.parser.parse(&self.text);
+        self.present(blocks, sink);
+    }
+
+    /// Ends the stream: blocks still open are taken as complete and presented. Returns the
+    /// content of the next user message.
+    pub fn finish(mut self, sink: &mut dyn FnMut(SessionEvent)) -> Vec<ContentBlock> {
+        let blocks = self
+            .conversation
+            .parser
+            .parse(&self.text)
+            .into_iter()
+            .map(|block| match block {
+                Block::Text { content, .. } => Block::Text { content, partial: false },
+                Block::ToolUse(call) => Block::ToolUse(ToolUse { partial: false, ..call }),
+            })
+            .collect();
+        self.present(blocks, sink);
+        let host = &self.conversation.host;
+        if !self.used_any_tool {
+            host.task().add_mistake();
+            let text = no_tools_used();
+            sink(SessionEvent::Notice(text.clone()));
+            self.user_content.push(ContentBlock::Text { text });
+        }
+        let limit = host.settings().limits.max_consecutive_mistakes;
+        if host.task().mistakes() >= limit {
+            sink(SessionEvent::Notice(format!(
+                "mistake_limit_reached: {} consecutive mistakes (limit {limit}); an agent would ask the user for guidance now.",
+                host.task().mistakes()
+            )));
+        }
+        self.user_content
+    }
+
+    fn present(&mut self, blocks: Vec<Block>, sink: &mut dyn FnMut(SessionEvent)) {
+        for block in blocks.into_iter().skip(self.next_block) {
+            let partial = match &block {
+                Block::Text { partial, .. } => *partial,
+                Block::ToolUse(call) => call.partial,
+            };
+            if partial {
+                if self.last_partial.as_ref() != Some(&block) {
+                    self.show_partial(&block, sink);
+                    self.last_partial = Some(block);
+                }
+                return;
+            }
+            self.last_partial = None;
+            self.next_block += 1;
+            match block {
+                Block::Text { content, .. } => sink(SessionEvent::Text { content, partial: false }),
+                Block::ToolUse(call) => self.execute(call, sink),
+            }
+        }
+    }
+
+    fn show_partial(&self, block: &Block, sink: &mut dyn FnMut(SessionEvent)) {
+        match block {
+            Block::Text { content, .. } => sink(SessionEvent::Text {
+                content: content.clone(),
+                partial: true,
+            }),
+            Block::ToolUse(call) => {
+                sink(SessionEvent::ToolStreaming {
+                    name: call.name.clone(),
+                    params: call.params.clone(),
+                });
+                if !self.did_reject_tool {
+                    self.conversation.host.call_partial(&call.name, &call.params);
+                }
+            }
+        }
+    }
+
+    fn execute(&mut self, call: ToolUse, sink: &mut dyn FnMut(SessionEvent)) {
+        let host = self.conversation.host.clone();
+        if host.registry().get(&call.name).is_none() {
+            sink(SessionEvent::Notice(format!("no tool named '{}' is loaded; the block is ignored", call.name)));
+            return;
+        }
+        self.used_any_tool = true;
+        let params_json = Value::Object(call.params.clone()).to_string();
+        let parallel = host
+            .settings()
+            .lookup("agent.parallel_tool_calling")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        if self.did_reject_tool {
+            let text = format!(
+                "Skipping tool due to user rejecting a previous tool. {}",
+                host.describe(&call.name, &call.params)
+            );
+            return self.push_result(&call.name, text, true, sink);
+        }
+        if !parallel && self.did_use_tool {
+            return self.push_result(&call.name, tool_already_used(&call.name), true, sink);
+        }
+        let outcome = host.call(&call.name, &params_json);
+        self.did_use_tool = true;
+        if matches!(&outcome.result, Err(e) if e.kind == ToolErrorKind::DENIED) {
+            self.did_reject_tool = true;
+        }
+        let mut text = outcome.model_text();
+        if text.is_empty() {
+            text = "(tool did not return anything)".to_string();
+        }
+        let is_error = outcome.is_error();
+        self.push_result(&call.name, format!("{} Result:\n{text}", outcome.description), is_error, sink);
+        for image in outcome.images() {
+            self.user_content.push(ContentBlock::Image {
+                media_type: image.media_type,
+                data: image.data,
+            });
+        }
+        self.detect_loop(&call, sink);
+    }
+
+    fn push_result(&mut self, name: &str, text: String, is_error: bool, sink: &mut dyn FnMut(SessionEvent)) {
+        sink(SessionEvent::ToolResult {
+            name: name.to_string(),
+            text: text.clone(),
+            is_error,
+        });
+        self.user_content.push(ContentBlock::Text { text });
+    }
+
+    /// The same tool with the same parameters (`task_progress` aside) three times running gets
+    /// a warning; five times raises the mistake count to the limit.
+    fn detect_loop(&mut self, call: &ToolUse, sink: &mut dyn FnMut(SessionEvent)) {
+        let mut params: Vec<(&String, &Value)> =
+            call.params.iter().filter(|(k, _)| k.as_str() != "task_progress").collect();
+        params.sort_by(|a, b| a.0.cmp(b.0));
+        let signature = serde_json::to_string(&params).unwrap_or_default();
+        let conversation = &mut *self.conversation;
+        let same = conversation
+            .last_call
+            .as_ref()
+            .is_some_and(|(name, sig)| *name == call.name && *sig == signature);
+        conversation.identical_calls = if same { conversation.identical_calls + 1 } else { 1 };
+        conversation.last_call = Some((call.name.clone(), signature));
+        match conversation.identical_calls {
+            3 => {
+                let text = repeated_tool_call(&call.name, 3);
+                sink(SessionEvent::Notice(text.clone()));
+                self.user_content.push(ContentBlock::Text { text });
+            }
+            5 => {
+                let host = &conversation.host;
+                host.task().set_mistakes(host.settings().limits.max_consecutive_mistakes);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Pushed when an assistant message used no tool.
+pub fn no_tools_used() -> String {
+    format!(
+        "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.\n\n{}\n\n# Next Steps\n\nIf the task is done, use attempt_completion. If you need information only the user has, use ask_followup_question. Otherwise go on with the next step of the task, using a tool.",
+        tool_api::texts::TOOL_USE_REMINDER
+    )
+}
+
+/// The result for a tool skipped because another already ran in this message.
+pub fn tool_already_used(name: &str) -> String {
+    format!(
+        "Tool [{name}] was not executed because a tool has already been used in this message. Only one tool may be used per message. You must assess the first tool's result before proceeding to use the next tool."
+    )
+}
+
+/// The warning after the same call repeated `count` times.
+pub fn repeated_tool_call(name: &str, count: u32) -> String {
+    format!(
+        "You have called [{name}] {count} times in a row with identical arguments, which is not making progress. Try a different tool or different arguments."
+    )
+}
