@@ -11,6 +11,8 @@ mod in_process;
 mod list_code_definition_names;
 mod list_files;
 mod loading;
+mod mcp_server;
+mod meta_tools;
 mod parser;
 mod read_file;
 mod replace_in_file;

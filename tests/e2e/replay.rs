@@ -34,7 +34,7 @@ fn the_edit_example_streams_partials_then_executes() {
     let lines: Vec<&str> = result.stdout.lines().collect();
     assert_eq!(
         std::fs::read_to_string(ws.path().join("src/greet.py")).unwrap(),
-        "def greet(name):\n    return f\"Hello, {name}!\""
+        "def greet(name):\n    return f\"Hello, {name}!\"\n"
     );
     let partial = position(&lines, |l| l.starts_with("  [tool (partial)]") && l.contains("editedExistingFile"));
     let approval = position(&lines, |l| l == "  [approval] replace_in_file wants to use src/greet.py: approved (--yes)");

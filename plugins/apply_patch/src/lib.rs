@@ -1,0 +1,260 @@
+//! The `apply_patch` tool: V4A patches that add, update, delete and move files.
+//!
+//! A call goes through four stages, and nothing touches the disk before the last one:
+//! 1. [`preprocess`]: shell wrappers stripped, sentinels checked; the files the patch updates or
+//!    deletes are checked against `.clineignore` and read ([`files`]).
+//! 2. [`parser`]: the patch's actions, every hunk placed in its file by [`matching`].
+//! 3. [`plan`]: every file's new content computed in memory ([`apply`]), every destination
+//!    checked; then one approval per touched file.
+//! 4. [`commit`]: all files written or removed together, or none.
+//!
+//! The result texts and error messages are Cline's (`Error executing apply_patch: <message>`).
+//! Where Cline loses data or hangs, the port fails instead; each module lists its deliberate
+//! differences. In short: hunks that cannot be placed fail the patch (Cline skips them
+//! silently); blank lines never hang the parser nor split hunks; `*** End of File` works when
+//! the file ends with a newline; `*** Add File` and `*** Move to` refuse to overwrite existing
+//! files; a failure part-way leaves every file as it was.
+//!
+//! Approval: one request per touched file (a move touches two), in patch order, all before any
+//! write. Each request names its file, so the host applies the inside/outside-workspace rule to
+//! each file on its own; a single request could only carry one path. A refusal changes nothing.
+
+pub mod apply;
+pub mod commit;
+pub mod files;
+mod js;
+pub mod matching;
+pub mod parser;
+pub mod plan;
+pub mod preprocess;
+pub mod report;
+mod texts;
+
+use std::collections::HashMap;
+
+use serde_json::json;
+use tool_api::sdk::prelude::*;
+
+use crate::files::Loaded;
+use crate::plan::Touched;
+
+/// A patch that cannot be applied: the message shown after `Error executing apply_patch: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchError(pub String);
+
+impl PatchError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+/// Why a patch was not applied.
+#[derive(Debug, Clone)]
+pub enum Failure {
+    /// The patch is invalid or does not fit the files.
+    Patch(PatchError),
+    /// `.clineignore` blocks this path (as the patch names it).
+    Blocked(String),
+    /// The host failed.
+    Host(ToolError),
+}
+
+impl From<PatchError> for Failure {
+    fn from(error: PatchError) -> Self {
+        Self::Patch(error)
+    }
+}
+
+impl From<Failure> for ToolError {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Patch(error) => ToolError::new(ToolErrorKind::FAILED, texts::failed(&error.0)),
+            Failure::Blocked(path) => ToolError::new(
+                ToolErrorKind::BLOCKED,
+                texts::failed(&texts::access_denied(&path)),
+            ),
+            Failure::Host(error) => error,
+        }
+    }
+}
+
+/// The apply_patch tool.
+#[derive(Debug, Default)]
+pub struct ApplyPatch;
+
+impl Tool for ApplyPatch {
+    fn specs(&self) -> Vec<ToolSpec> {
+        // No path parameters (the paths are inside the patch) and no declared approval: the
+        // tool checks and asks per file itself.
+        vec![ToolSpec::simple(
+            "apply_patch",
+            texts::DESCRIPTION,
+            &[("input", texts::INPUT_PARAM, true)],
+        )
+        .destructive()]
+    }
+
+    fn describe(&self, _call: &Call) -> String {
+        texts::DESCRIBE.to_string()
+    }
+
+    fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+        // The host has checked it already; this covers a host that did not.
+        let input = call.params.required("input")?;
+        apply_patch(&input, ctx)
+    }
+}
+
+/// Runs one patch against the workspace behind `ctx`.
+fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
+    let lines = preprocess::patch_lines(input).map_err(Failure::from)?;
+    let loaded = load_files(input, ctx)?;
+    let texts: HashMap<String, String> = loaded
+        .iter()
+        .map(|(path, file)| (path.clone(), file.text.clone()))
+        .collect();
+    let cancelled = || ctx.is_cancelled();
+    let parsed = parser::parse(&lines, &texts, &cancelled).map_err(Failure::from)?;
+    let check = |path: &str| checked_verdict(path, ctx);
+    let plan = plan::plan(&parsed, &loaded, &check)?;
+
+    let messages: Vec<String> = plan
+        .touched
+        .iter()
+        .map(|file| ui_message(file, input))
+        .collect();
+    for (file, message) in plan.touched.iter().zip(&messages) {
+        let decision = ctx.request_approval(&ApprovalRequest {
+            tool: "apply_patch".to_string(),
+            category: ApprovalCategory::Edit,
+            path: Some(file.path.clone()),
+            message: message.clone(),
+        })?;
+        if !decision.approved {
+            return Err(ToolError::new(
+                ToolErrorKind::DENIED,
+                texts::denied(decision.feedback.as_deref()),
+            ));
+        }
+    }
+    for message in &messages {
+        ctx.say("tool", message);
+    }
+    if ctx.is_cancelled() {
+        return Err(ToolError::new(ToolErrorKind::CANCELLED, texts::CANCELLED));
+    }
+    commit::commit(&plan.ops).map_err(|message| Failure::from(PatchError(message)))?;
+
+    // The files changed: a later read_file must not answer "already read".
+    for file in &plan.touched {
+        ctx.forget_file_read(&file.verdict.absolute);
+        if file.verdict.resolved != file.verdict.absolute {
+            ctx.forget_file_read(&file.verdict.resolved);
+        }
+    }
+    Ok(ToolContent::text(report::success_text(
+        &plan.results,
+        parsed.fuzz,
+    )))
+}
+
+/// Checks and reads every file the patch updates or deletes, in patch order.
+fn load_files(input: &str, ctx: &Ctx<'_>) -> Result<HashMap<String, Loaded>, Failure> {
+    let mut loaded = HashMap::new();
+    for path in preprocess::files_to_load(input) {
+        if loaded.contains_key(&path) {
+            continue;
+        }
+        let verdict = checked_verdict(&path, ctx)?;
+        let file = files::load(&path, verdict)?;
+        loaded.insert(path, file);
+    }
+    Ok(loaded)
+}
+
+/// The host's verdict on a path the patch touches; a `.clineignore`d one is refused.
+fn checked_verdict(path: &str, ctx: &Ctx<'_>) -> Result<PathVerdict, Failure> {
+    let verdict = ctx.check_path(path).map_err(Failure::Host)?;
+    if verdict.ignored {
+        ctx.say("clineignore_error", path);
+        return Err(Failure::Blocked(path.to_string()));
+    }
+    Ok(verdict)
+}
+
+/// The `ClineSayTool` JSON for one file: what the user approves and the UI shows. Like Cline,
+/// the content is the whole patch.
+fn ui_message(file: &Touched, input: &str) -> String {
+    let mut message = json!({
+        "tool": file.tool,
+        "path": file.verdict.display,
+        "content": input,
+        "operationIsLocatedInWorkspace": file.verdict.inside_workspace,
+    });
+    if !file.start_line_numbers.is_empty() {
+        message["startLineNumbers"] = json!(file.start_line_numbers);
+    }
+    message.to_string()
+}
+
+tool_api::submit_tool!(ApplyPatch);
+tool_api::export_plugin!();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_declares_one_required_input_and_no_paths() {
+        let specs = ApplyPatch.specs();
+        let summary: Vec<_> = specs
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    s.required_params(),
+                    s.destructive,
+                    s.approval,
+                    s.path_params.is_empty(),
+                    s.partial,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![("apply_patch", vec!["input"], true, None, true, false)]
+        );
+    }
+
+    #[test]
+    fn failures_are_wrapped_like_clines_executor() {
+        let patch: ToolError = Failure::Patch(PatchError::new("File not found: a")).into();
+        let blocked: ToolError = Failure::Blocked("s/k".to_string()).into();
+        assert_eq!(
+            [
+                (patch.kind, patch.message.to_string()),
+                (blocked.kind, blocked.message.to_string())
+            ],
+            [
+                (
+                    ToolErrorKind::FAILED,
+                    "Error executing apply_patch: File not found: a".to_string()
+                ),
+                (
+                    ToolErrorKind::BLOCKED,
+                    "Error executing apply_patch: Access denied: s/k".to_string()
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn denials_carry_the_users_feedback() {
+        assert_eq!(texts::denied(None), "The user denied this patch operation.");
+        assert_eq!(
+            texts::denied(Some("not now")),
+            "The user denied this patch operation.\n\nThe user provided the following feedback:\n<feedback>\nnot now\n</feedback>"
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! The `use_skill` tool: loads a skill's instructions (a `SKILL.md` in a skill directory) into the
+//! conversation.
+//!
+//! Skills are looked for, in this order, in the workspace's `.clinerules/skills`,
+//! `.cline/skills`, `.claude/skills` and `.agents/skills`, then in `~/.cline/skills` and
+//! `~/.agents/skills`; on a name clash the later one wins (global over project), as in Cline.
+//! Settings: `skills.global_dirs` (a list of directories) replaces the two global directories;
+//! `skills.disabled` (a list of skill names or `SKILL.md` paths) turns skills off, as Cline's
+//! skill toggles do. Cline's remote (enterprise) skills have no counterpart here.
+//!
+//! Cline answers every failure here with plain text (`Error: …`), not a tool error; the texts
+//! are kept, and so is that form. Because of it `skill_name` is not declared required in the
+//! schema (the host's required check would replace Cline's text), and the missing name, which
+//! Cline counts as a mistake, is not counted (a successful result resets the count).
+
+mod skills;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use tool_api::sdk::prelude::*;
+
+use skills::Skill;
+
+const DESCRIPTION: &str = "Load the instructions of one of the available skills (listed in your \
+instructions with a description each) when the user's request matches what a skill is for. \
+Required: `skill_name`, the skill's exact name. Load a skill once per task, then follow its \
+instructions; files it refers to are in its directory.";
+
+/// Cline's text for a missing `skill_name`.
+pub const MISSING_NAME: &str =
+    "Error: Missing required parameter 'skill_name'. Please provide the name of the skill to activate.";
+
+/// Cline's text when no skill is available at all.
+pub const NO_SKILLS: &str =
+    "Error: No skills are available. Skills may be disabled or not configured.";
+
+/// The use_skill tool.
+#[derive(Debug, Default)]
+pub struct UseSkill;
+
+impl Tool for UseSkill {
+    fn specs(&self) -> Vec<ToolSpec> {
+        vec![ToolSpec::simple(
+            "use_skill",
+            DESCRIPTION,
+            &[(
+                "skill_name",
+                "Required: the name of the skill to load.",
+                false,
+            )],
+        )
+        .with_partial()
+        .read_only()]
+    }
+
+    fn describe(&self, call: &Call) -> String {
+        match call.params.string("skill_name").filter(|n| !n.is_empty()) {
+            Some(name) => format!("[{} for \"{name}\"]", call.name),
+            None => format!("[{}]", call.name),
+        }
+    }
+
+    fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+        let Some(name) = call.params.string("skill_name").filter(|n| !n.is_empty()) else {
+            return Ok(ToolContent::text(MISSING_NAME));
+        };
+        let available = available_skills(Path::new(&call.task.cwd), ctx);
+        if available.is_empty() {
+            return Ok(ToolContent::text(NO_SKILLS));
+        }
+        ctx.say("tool", &skill_message(&name));
+        // Cline treats an unreadable SKILL.md like an unknown name.
+        let found = available
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(|skill| Some((skill, skills::instructions(skill).ok()?)));
+        let Some((skill, instructions)) = found else {
+            let names: Vec<&str> = available.iter().map(|s| s.name.as_str()).collect();
+            let list = if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            };
+            return Ok(ToolContent::text(format!(
+                "Error: Skill \"{name}\" not found. Available skills: {list}"
+            )));
+        };
+        Ok(ToolContent::text(activated(skill, &instructions)))
+    }
+
+    fn handle_partial(&self, call: &Call, ctx: &Ctx<'_>) -> Result<(), ToolError> {
+        ctx.say_partial(
+            "tool",
+            &skill_message(&call.params.string_or_empty("skill_name")),
+        );
+        Ok(())
+    }
+}
+
+/// The UI message naming the skill (Cline's `ClineSayTool` of kind `useSkill`).
+fn skill_message(name: &str) -> String {
+    json!({"tool": "useSkill", "path": name}).to_string()
+}
+
+/// The skills the model may load: discovered, resolved by name, minus the disabled ones.
+fn available_skills(cwd: &Path, ctx: &Ctx<'_>) -> Vec<Skill> {
+    let global = ctx
+        .setting::<Vec<PathBuf>>("skills.global_dirs")
+        .unwrap_or_else(|| {
+            // Cline uses the home directory (Node's `os.homedir()`, which is $HOME on Unix).
+            std::env::var_os("HOME")
+                .map(|home| skills::global_dirs(Path::new(&home)))
+                .unwrap_or_default()
+        });
+    let mut dirs = skills::project_dirs(cwd);
+    dirs.extend(global);
+    let disabled: Vec<String> = ctx.setting("skills.disabled").unwrap_or_default();
+    skills::resolve(skills::discover(&dirs))
+        .into_iter()
+        .filter(|s| {
+            !disabled
+                .iter()
+                .any(|d| *d == s.name || Path::new(d) == s.path)
+        })
+        .collect()
+}
+
+/// The result for a loaded skill.
+fn activated(skill: &Skill, instructions: &str) -> String {
+    let dir = skill
+        .path
+        .parent()
+        .map(|d| format!("{}{}", d.display(), std::path::MAIN_SEPARATOR))
+        .unwrap_or_default();
+    format!(
+        "# Skill \"{}\" is now active\n\n{instructions}\n\n---\nIMPORTANT: The skill is now loaded. Do NOT call use_skill again for this task. Simply follow the instructions above to complete the user's request. You may access other files in the skill directory at: {dir}",
+        skill.name
+    )
+}
+
+tool_api::submit_tool!(UseSkill);
+tool_api::export_plugin!();
