@@ -65,6 +65,11 @@ impl Host {
     /// Loads the plugins and builds the host.
     pub fn new(config: HostConfig) -> Arc<Self> {
         let registry = Registry::load(&config.plugin_dirs);
+        let task = TaskState::default();
+        if config.settings.lookup("agent.mode").and_then(Value::as_str) == Some("plan") {
+            task.set_mode(tool_api::model::Mode::Plan);
+        }
+        task.set_yolo(config.settings.lookup("agent.yolo").and_then(Value::as_bool).unwrap_or(false));
         let hooks = Hooks::discover(
             config.settings.hooks.dir.as_deref(),
             config.workspace.cwd(),
@@ -76,7 +81,7 @@ impl Host {
             settings: config.settings,
             approval: config.approval,
             ui: config.ui,
-            task: TaskState::default(),
+            task,
             task_id: config.task_id,
             hooks,
             me: me.clone(),
@@ -344,9 +349,9 @@ impl Host {
             task_id: self.task_id.clone(),
             cwd: self.workspace.cwd().to_string_lossy().into_owned(),
             workspace_roots: self.workspace.roots(),
-            mode: Default::default(),
+            mode: self.task.mode(),
             is_subagent,
-            yolo: false,
+            yolo: self.task.yolo(),
             parallel_tool_calling: true,
         }
     }

@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use tool_api::model::Mode;
+
 /// One entry of the read cache.
 #[derive(Debug, Clone, Copy)]
 struct FileRead {
@@ -14,6 +16,8 @@ struct FileRead {
 
 #[derive(Debug, Default)]
 struct Inner {
+    mode: Mode,
+    yolo: bool,
     consecutive_mistakes: u32,
     /// Keyed by the lower-cased absolute path, as Cline keys it.
     file_reads: HashMap<String, FileRead>,
@@ -54,6 +58,26 @@ impl TaskState {
         } else {
             inner.file_reads.remove(&absolute_path.to_lowercase());
         }
+    }
+
+    /// Plan or act: an agent switches modes during a task.
+    pub fn mode(&self) -> Mode {
+        self.lock().mode
+    }
+
+    /// Switches between plan and act mode.
+    pub fn set_mode(&self, mode: Mode) {
+        self.lock().mode = mode;
+    }
+
+    /// Whether the task runs non-interactively ("yolo"): questions are not asked.
+    pub fn yolo(&self) -> bool {
+        self.lock().yolo
+    }
+
+    /// Turns non-interactive mode on or off.
+    pub fn set_yolo(&self, yolo: bool) {
+        self.lock().yolo = yolo;
     }
 
     /// The consecutive-mistake count.

@@ -13,12 +13,11 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tool_api::abi::{HostServices_TO, ToolCall, ToolError, ToolErrorKind};
-use tool_api::model::{AskReply, AskResponse, Mode, TaskContext, ToolContent};
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{AskReply, AskResponse, Mode, ToolContent};
 use tool_api::texts::{missing_param_error, tool_error, TOOL_DENIED};
 use toolhost::known_tools::CLINE_TOOL_NAMES;
 use toolhost::policy::{ApprovalMode, Workspace};
-use toolhost::services::{CallServices, Cancellation};
 use toolhost::settings::Settings;
 use toolhost::ui::Ui;
 use toolhost::{Host, HostConfig};
@@ -134,49 +133,22 @@ fn message(text: &str) -> AskReply {
     }
 }
 
-/// The task context the host would build, in the given mode.
-fn context(host: &Host, mode: Mode, yolo: bool) -> TaskContext {
-    TaskContext {
-        task_id: "test-task".to_string(),
-        cwd: host.workspace().cwd().to_string_lossy().into_owned(),
-        workspace_roots: host.workspace().roots(),
-        mode,
-        yolo,
-        ..TaskContext::default()
-    }
+/// The mode and interactivity a call runs in.
+#[derive(Debug, Clone, Copy)]
+struct Context {
+    mode: Mode,
+    yolo: bool,
 }
 
-/// Runs a tool's handler with a chosen task context and the host's services (no host policies).
-fn call_with(host: &Arc<Host>, name: &str, params: &Value, task: &TaskContext) -> Plain {
-    // abi_stable is reached through tool-api's macro support: the tests crate has no direct
-    // dependency on it, and a host setting for the mode does not exist yet.
-    use tool_api::__private::abi_stable::sabi_trait::TD_Opaque;
-    use tool_api::__private::abi_stable::std_types::{RResult, RStr};
-    let tool = host.registry().get(name).expect("the tool is loaded");
-    let services = CallServices {
-        host: Arc::downgrade(host),
-        tool: name.to_string(),
-        cancellation: Arc::new(Cancellation::default()),
-        depth: 0,
-    };
-    let params_json = params.to_string();
-    let context_json = serde_json::to_string(task).unwrap();
-    let call = ToolCall {
-        tool_name: RStr::from(name),
-        call_id: RStr::from(""),
-        params_json: RStr::from(params_json.as_str()),
-        context_json: RStr::from(context_json.as_str()),
-    };
-    plain(
-        match tool
-            .handler
-            .handler
-            .execute(call, HostServices_TO::from_ptr(&services, TD_Opaque))
-        {
-            RResult::ROk(output) => Ok(serde_json::from_str(output.content_json.as_str()).unwrap()),
-            RResult::RErr(e) => Err(e),
-        },
-    )
+fn context(_host: &Host, mode: Mode, yolo: bool) -> Context {
+    Context { mode, yolo }
+}
+
+/// Runs a tool through the host with the task switched to the given mode.
+fn call_with(host: &Arc<Host>, name: &str, params: &Value, task: &Context) -> Plain {
+    host.task().set_mode(task.mode);
+    host.task().set_yolo(task.yolo);
+    plain(host.call(name, &params.to_string()).result)
 }
 
 /// A result with the error reduced to what the model and the mistake counter see.
