@@ -266,7 +266,7 @@ impl MessageRun<'_> {
 /// Pushed when an assistant message used no tool.
 pub fn no_tools_used() -> String {
     format!(
-        "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.\n\n{}\n\n# Next Steps\n\nIf the task is done, use attempt_completion. If you need information only the user has, use ask_followup_question. Otherwise go on with the next step of the task, using a tool.",
+        "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.\n\n{}\n\n# Next Steps\n\nIf the task is done, use attempt_completion. If you need information only the user has, use ask_followup_question. Otherwise go on with the next step of the task, using a tool.\n(This is an automated message, so do not respond to it conversationally.)",
         tool_api::texts::TOOL_USE_REMINDER
     )
 }
@@ -281,6 +281,6 @@ pub fn tool_already_used(name: &str) -> String {
 /// The warning after the same call repeated `count` times.
 pub fn repeated_tool_call(name: &str, count: u32) -> String {
     format!(
-        "You have called [{name}] {count} times in a row with identical arguments, which is not making progress. Try a different tool or different arguments."
+        "Tool [{name}] has been called {count} times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call."
     )
 }

@@ -69,7 +69,7 @@ fn mistakes_and_repeated_calls_are_counted() {
     assert_eq!(lines[missing + 1].trim(), "The tool execution failed with the following error:");
     assert_eq!(lines[missing + 3].trim(), "Missing value for required parameter 'path'. Please retry with complete response.");
     position(&lines, |l| {
-        l.starts_with("notice: You have called [read_file] 3 times in a row with identical arguments")
+        l.starts_with("notice: Tool [read_file] has been called 3 times consecutively with identical arguments. This is not making progress.")
     });
     position(&lines, |l| l.starts_with("notice: mistake_limit_reached: 4 consecutive mistakes (limit 3)"));
 }
