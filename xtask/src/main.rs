@@ -5,9 +5,11 @@
 //! - `dist`: release build into `target/dist/` (`bin/toolhost`, `plugins/*.so`).
 //! - `test`: installs what the tests need, builds, runs every test.
 //! - `bench [NAME]`: benchmarks, printed as ratios against a baseline run side by side.
+//! - `new-plugin NAME [--dir PATH]`: a standalone plugin crate to start from.
 
 mod bench;
 mod build;
+mod new_plugin;
 mod requirements;
 mod util;
 
@@ -20,9 +22,10 @@ fn main() -> ExitCode {
         Some("run") => run(&args[1..]),
         Some("dist") => build::dist().map(|dir| println!("{}", dir.display())),
         Some("test") => test(),
+        Some("new-plugin") => new_plugin::run(&args[1..]).map(|dir| println!("created {}", dir.display())),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         _ => {
-            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | bench [startup]>");
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | bench [NAME] | new-plugin NAME [--dir PATH]>");
             return ExitCode::from(2);
         }
     };

@@ -48,6 +48,14 @@ impl PluginInfo {
     }
 }
 
+impl Drop for PluginInfo {
+    /// The last reference is gone (the host exits, or a newer generation replaced this one and
+    /// its last call finished): stop the plugin's threads. The code stays mapped.
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
 impl std::fmt::Debug for PluginInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PluginInfo")
@@ -83,7 +91,30 @@ pub enum LoadError {
 
 /// Loads the plugin library at `path`.
 pub fn load(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
-    let header = lib_header_from_path(path).map_err(classify)?;
+    load_mapped(path, path)
+}
+
+/// Loads a private copy of the library at `path`, so that it can be loaded again after the
+/// file changes: the dynamic loader hands back the already loaded image for a path (and for a
+/// file with the same inode), so every generation needs a file of its own. The copy is removed
+/// once mapped; the mapping stays.
+pub fn load_copy(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
+    static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("toolhost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| LoadError::Open(format!("cannot create {}: {e}", dir.display())))?;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let copy = dir.join(format!("{stem}-{generation}.{}", super::discovery::LIBRARY_EXTENSION));
+    std::fs::copy(path, &copy).map_err(|e| LoadError::Open(format!("cannot copy {}: {e}", path.display())))?;
+    let loaded = load_mapped(&copy, path);
+    let _ = std::fs::remove_file(&copy);
+    loaded
+}
+
+/// Opens `mapped`, recording `origin` as the plugin's file.
+fn load_mapped(mapped: &Path, origin: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
+    let path = origin;
+    let header = lib_header_from_path(mapped).map_err(classify)?;
     let module = header
         .init_root_module::<ToolPluginV1Ref>()
         .map_err(classify)?;

@@ -4,6 +4,7 @@
 pub mod discovery;
 pub mod loader;
 pub mod registry;
+pub mod watch;
 
 pub use loader::{LoadError, PluginInfo};
 pub use registry::{LoadWarning, RegisteredTool, Registry};

@@ -50,7 +50,10 @@ impl std::fmt::Display for LoadWarning {
 }
 
 /// Every registered tool, and what went wrong while loading.
-#[derive(Default)]
+///
+/// A registry is an immutable snapshot: hot swap builds a new one beside it
+/// ([`Registry::with_replaced`]) while calls in flight keep the old one alive.
+#[derive(Default, Clone)]
 pub struct Registry {
     tools: BTreeMap<String, RegisteredTool>,
     plugins: Vec<Arc<PluginInfo>>,
@@ -84,10 +87,40 @@ impl Registry {
 
     /// Loads one library and registers its names.
     pub fn load_file(&mut self, file: &Path) {
-        let (info, handlers) = match loader::load(file) {
-            Ok(loaded) => loaded,
-            Err(e) => return self.warn(file, e.to_string()),
+        match loader::load(file) {
+            Ok((info, handlers)) => self.add_plugin(file, info, handlers),
+            Err(e) => self.warn(file, e.to_string()),
+        }
+    }
+
+    /// A registry in which the plugin named like `info` (if any) is replaced by `info` and its
+    /// handlers; every other plugin's registrations stay as they are.
+    pub fn with_replaced(&self, file: &Path, info: PluginInfo, handlers: Vec<ToolHandlerBox>) -> Self {
+        let mut next = Self {
+            tools: self
+                .tools
+                .iter()
+                .filter(|(_, tool)| tool.handler.plugin.name != info.name)
+                .map(|(name, tool)| (name.clone(), tool.clone()))
+                .collect(),
+            plugins: self.plugins.iter().filter(|p| p.name != info.name).cloned().collect(),
+            warnings: Vec::new(),
         };
+        next.add_plugin(file, info, handlers);
+        next
+    }
+
+    /// The loaded plugin named `name`.
+    pub fn plugin(&self, name: &str) -> Option<&Arc<PluginInfo>> {
+        self.plugins.iter().find(|p| p.name == name)
+    }
+
+    /// The loaded plugin that came from `file` (its original path, not a loading copy).
+    pub fn plugin_from(&self, file: &Path) -> Option<&Arc<PluginInfo>> {
+        self.plugins.iter().find(|p| p.path == file)
+    }
+
+    fn add_plugin(&mut self, file: &Path, info: PluginInfo, handlers: Vec<ToolHandlerBox>) {
         if let Some(other) = self.plugins.iter().find(|p| p.name == info.name) {
             let message = format!(
                 "plugin '{}' is already loaded from {}; this copy is skipped",

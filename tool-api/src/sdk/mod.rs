@@ -27,6 +27,7 @@ mod params;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 mod spec;
+pub mod testing;
 mod tool;
 
 pub use adapter::{handler_box, ToolAdapter};
