@@ -1,0 +1,47 @@
+//! `toolhost serve`: tool calls as JSON lines on stdin, results as JSON lines on stdout.
+//!
+//! A request is `{"id": <any>, "tool": "read_file", "params": {...}}`; the answer is
+//! `{"id": <same>, "is_error": bool, "text": "...", "images": [...]}`. `{"id": …, "list": true}`
+//! answers with the registered tool names. Requests run one at a time, in order. For agents
+//! that want a long-running host without MCP, and for hot swap (`--watch`).
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::Host;
+
+/// Serves requests from `input` until it closes, writing answers to `output`.
+pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = answer(host, &line);
+        writeln!(output, "{answer}")?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+fn answer(host: &Arc<Host>, line: &str) -> Value {
+    let request: Value = match serde_json::from_str(line) {
+        Ok(request) => request,
+        Err(e) => return json!({"id": null, "error": format!("not a JSON request: {e}")}),
+    };
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    if request.get("list").and_then(Value::as_bool) == Some(true) {
+        let names: Vec<String> = host.registry().tools().map(|(name, _)| name.to_string()).collect();
+        return json!({"id": id, "tools": names});
+    }
+    let Some(tool) = request.get("tool").and_then(Value::as_str) else {
+        return json!({"id": id, "error": "a request needs \"tool\" (or \"list\": true)"});
+    };
+    let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+    let outcome = host.call(tool, &params.to_string());
+    let mut answer = serde_json::to_value(outcome.to_json()).unwrap_or_default();
+    answer["id"] = id;
+    answer
+}
