@@ -18,3 +18,4 @@ mod read_file;
 mod replace_in_file;
 mod replay;
 mod search_files;
+mod web_tools;

@@ -1,0 +1,37 @@
+//! What the `web_fetch` and `web_search` plugins share.
+//!
+//! - [`settings`]: the `[web]` keys of the settings file, read through a [`SettingSource`] (the
+//!   call's [`Ctx`](tool_api::sdk::Ctx), or a JSON value in tests), with errors that name the key.
+//! - [`build_client`]: a `reqwest` client from [`NetSettings`] (timeout, proxy, extra CA roots,
+//!   redirects limited to http/https).
+//! - [`describe_error`]: one line for a failed request, with the texts Cline's HTTP client
+//!   produced where Cline pins them (`timeout of 15000ms exceeded`,
+//!   `Request failed with status code 404`).
+//! - [`cline`]: requests to Cline's hosted web endpoints (or a compatible proxy): headers, bearer
+//!   token, envelope.
+//! - [`block_on_cancellable`]: runs a request on a runtime of the call's own and gives up when
+//!   the host cancels the call.
+//! - [`strip_partial_closing_tag`] and [`tool_message`]: the streaming preview and the UI payload.
+//!
+//! ```no_run
+//! use serde_json::json;
+//! use web_support::{build_client, NetSettings};
+//!
+//! let settings = json!({"web": {"timeout_ms": 2000, "proxy": "none"}});
+//! let net = NetSettings::read(&settings)?;
+//! let client = build_client(&net, Some("example/1.0"))?;
+//! # Ok::<(), web_support::ConfigError>(())
+//! ```
+
+mod client;
+pub mod cline;
+mod errors;
+mod partial;
+mod run;
+pub mod settings;
+
+pub use client::{build_client, MAX_REDIRECTS};
+pub use errors::{describe_error, status_error};
+pub use partial::{strip_partial_closing_tag, tool_message};
+pub use run::block_on_cancellable;
+pub use settings::{ConfigError, NetSettings, ProxySetting, SettingSource};
