@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod apply_patch;
+mod browser_action;
 mod cli;
 mod clineignore;
 mod escape;

@@ -1,9 +1,76 @@
-//! What the tests need beyond cargo, installed when missing (Debian packages, npm packages).
+//! What the tests need beyond cargo, installed when missing (Debian packages, PyPI and npm
+//! packages).
 //!
-//! The tests of the tools built so far need nothing beyond the Rust toolchain; tools that drive
-//! a browser or an MCP server add their requirements here.
+//! - The MCP Python SDK (`mcp` on PyPI): the `toolhost mcp` end-to-end test drives the server
+//!   with the official client.
+//! - Chromium (Debian's `chromium`): browser_action launches `/usr/bin/chromium`, and its
+//!   end-to-end tests drive it.
+
+use std::process::{Command, Stdio};
 
 /// Installs every missing requirement.
 pub fn install_missing() -> Result<(), String> {
-    Ok(())
+    python_mcp_sdk()?;
+    debian_chromium()
+}
+
+/// `python3 -m pip install --quiet mcp` unless `import mcp` already works.
+fn python_mcp_sdk() -> Result<(), String> {
+    if succeeds(Command::new("python3").args(["-c", "import mcp"])) {
+        return Ok(());
+    }
+    println!("installing the MCP Python SDK (pip install mcp)");
+    let status = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "mcp"])
+        .status()
+        .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+    if status.success() && succeeds(Command::new("python3").args(["-c", "import mcp"])) {
+        Ok(())
+    } else {
+        Err(format!(
+            "python3 -m pip install mcp failed ({status}); the MCP end-to-end test needs it"
+        ))
+    }
+}
+
+/// Where Debian's `chromium` package puts the browser browser_action launches.
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// `apt-get update`, then `apt-get install -y chromium`, unless `/usr/bin/chromium` exists.
+/// The browser comes from Debian only: chromiumoxide is built without its downloader.
+fn debian_chromium() -> Result<(), String> {
+    if std::path::Path::new(CHROMIUM).exists() {
+        return Ok(());
+    }
+    println!("installing Chromium (apt-get install chromium)");
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .map_err(|e| format!("cannot run apt-get: {e}"))
+    };
+    let updated = apt(&["update", "-q"])?;
+    if !updated.success() {
+        return Err(format!(
+            "apt-get update failed ({updated}); browser_action's tests need Chromium"
+        ));
+    }
+    let installed = apt(&["install", "-y", "-q", "chromium"])?;
+    if installed.success() && std::path::Path::new(CHROMIUM).exists() {
+        Ok(())
+    } else {
+        Err(format!(
+            "apt-get install chromium failed ({installed}); browser_action's tests need it"
+        ))
+    }
+}
+
+/// Whether `command` runs and exits successfully (its output is discarded).
+fn succeeds(command: &mut Command) -> bool {
+    command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
