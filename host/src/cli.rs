@@ -56,12 +56,34 @@ pub enum Command {
     /// Feeds a recorded assistant message through the parser as a stream and runs its tool
     /// calls, printing what an agent's UI would show.
     Replay(ReplayArgs),
+    /// Serves tool calls as JSON lines on stdin/stdout (`{"id","tool","params"}` in,
+    /// `{"id","is_error","text","images"}` out).
+    Serve(ServeArgs),
     /// Prints every loaded tool's definition in a provider's format.
     Schema {
         /// The format.
         #[arg(long, value_enum, default_value = "mcp")]
         format: crate::schema::SchemaFormat,
     },
+    /// Serves every loaded tool as an MCP server on stdin/stdout.
+    Mcp(crate::mcp_server::McpArgs),
+}
+
+/// Arguments of `toolhost serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The workspace directory. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Approve everything without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// Reload a plugin when its library in a plugin directory is replaced (hot swap).
+    #[arg(long)]
+    pub watch: bool,
+    /// With `--watch`: also load a library whose version is older than the running one.
+    #[arg(long, requires = "watch")]
+    pub allow_downgrade: bool,
 }
 
 /// Arguments of `toolhost replay`.
@@ -105,6 +127,17 @@ pub enum PolicyCommand {
     CheckPath {
         /// The path, as a tool would receive it.
         path: String,
+        /// The workspace directory. Default: the current directory.
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// What CLINE_COMMAND_PERMISSIONS and .clineignore say about a command, without running it
+    /// (JSON: allowed, reason, matched_pattern, failed_segment, detected_operator,
+    /// denial_message, clineignore_path).
+    CheckCommand {
+        /// The command, as execute_command would receive it (after `--` if it starts with `-`).
+        #[arg(allow_hyphen_values = true)]
+        command: String,
         /// The workspace directory. Default: the current directory.
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
@@ -164,15 +197,30 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Replay(args) => replay(&cli.plugins, cli.settings.as_deref(), args),
+        Command::Serve(args) => serve(&cli.plugins, cli.settings.as_deref(), args),
+        Command::Mcp(args) => crate::mcp_server::run(args, |cwd, approval| {
+            build_host(&cli.plugins, cli.settings.as_deref(), cwd, approval)
+        }),
         Command::Schema { format } => {
-            let host = build_host(&cli.plugins, cli.settings.as_deref(), None, ApprovalMode::DenyUnlessAuto)?;
-            let specs: Vec<_> = host.registry().tools().map(|(_, tool)| &tool.spec).collect();
+            let host = build_host(
+                &cli.plugins,
+                cli.settings.as_deref(),
+                None,
+                ApprovalMode::DenyUnlessAuto,
+            )?;
+            let registry = host.registry();
+            let specs: Vec<_> = registry.tools().map(|(_, tool)| &tool.spec).collect();
             print_line(&crate::schema::render(&specs, format));
             Ok(ExitCode::SUCCESS)
         }
         Command::Policy(PolicyCommand::CheckPath { path, cwd }) => {
             let workspace = open_workspace(cwd.as_deref())?;
             print_line(&check_path_json(&workspace, &path).to_string());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Policy(PolicyCommand::CheckCommand { command, cwd }) => {
+            let workspace = open_workspace(cwd.as_deref())?;
+            print_line(&check_command_json(&workspace, &command).to_string());
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -244,9 +292,15 @@ fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<
         Ok(_) => return Err("the parameters must be a JSON object".to_string()),
         Err(e) => return Err(format!("the parameters are not valid JSON: {e}")),
     }
-    let host = build_host(plugins, settings, args.cwd.as_deref(), approval_mode(args.yes))?;
+    let host = build_host(
+        plugins,
+        settings,
+        args.cwd.as_deref(),
+        approval_mode(args.yes),
+    )?;
     if host.registry().get(&args.tool).is_none() {
-        let names: Vec<&str> = host.registry().tools().map(|(name, _)| name).collect();
+        let registry = host.registry();
+        let names: Vec<&str> = registry.tools().map(|(name, _)| name).collect();
         return Err(format!(
             "no tool named '{}' is loaded (loaded: {})",
             args.tool,
@@ -292,7 +346,45 @@ fn approval_mode(yes: bool) -> ApprovalMode {
     }
 }
 
-fn replay(plugins: &[PathBuf], settings: Option<&Path>, args: ReplayArgs) -> Result<ExitCode, String> {
+fn serve(
+    plugins: &[PathBuf],
+    settings: Option<&Path>,
+    args: ServeArgs,
+) -> Result<ExitCode, String> {
+    let approval = if args.yes {
+        ApprovalMode::ApproveAll
+    } else {
+        ApprovalMode::DenyUnlessAuto
+    };
+    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+    let dirs = plugin_dirs(plugins);
+    let config = HostConfig {
+        plugin_dirs: dirs.clone(),
+        workspace: open_workspace(args.cwd.as_deref())?,
+        settings,
+        approval,
+        ui: Box::new(HeadlessUi),
+        task_id: new_task_id(),
+    };
+    let host = if args.watch {
+        let host = Host::new_for_hot_swap(config);
+        host.watch(&dirs, args.allow_downgrade)
+            .map_err(|e| format!("cannot watch the plugin directories: {e}"))?;
+        host
+    } else {
+        Host::new(config)
+    };
+    crate::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
+        .map_err(|e| format!("serve: {e}"))?;
+    host.registry().shutdown();
+    Ok(ExitCode::SUCCESS)
+}
+
+fn replay(
+    plugins: &[PathBuf],
+    settings: Option<&Path>,
+    args: ReplayArgs,
+) -> Result<ExitCode, String> {
     let message = if args.file.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -300,7 +392,8 @@ fn replay(plugins: &[PathBuf], settings: Option<&Path>, args: ReplayArgs) -> Res
             .map_err(|e| format!("cannot read stdin: {e}"))?;
         text
     } else {
-        std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?
+        std::fs::read_to_string(&args.file)
+            .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?
     };
     let approval = approval_mode(args.yes);
     let transcript = crate::replay::Transcript::printing();
@@ -362,6 +455,17 @@ fn print_tools(host: &Host, json: bool) {
         ));
     }
     print!("{out}");
+}
+
+/// The JSON `policy check-command` prints: the permission verdict under the process's
+/// CLINE_COMMAND_PERMISSIONS and the argument .clineignore blocks.
+pub fn check_command_json(workspace: &Workspace, command: &str) -> Value {
+    let check = crate::policy::check_command(
+        workspace,
+        crate::policy::CommandPermissions::global(),
+        command,
+    );
+    serde_json::to_value(&check).unwrap_or(Value::Null)
 }
 
 /// The JSON `policy check-path` prints.

@@ -6,9 +6,9 @@
 //! failure of any kind (error, panic, timeout, bad input) becomes a tool error; it never
 //! reaches the host's own control flow.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use abi_stable::sabi_trait::TD_Opaque;
@@ -50,7 +50,8 @@ pub struct HostConfig {
 
 /// A running host: loaded plugins, one workspace, one task.
 pub struct Host {
-    registry: Registry,
+    /// The current snapshot; hot swap replaces it while calls in flight keep theirs.
+    registry: RwLock<Arc<Registry>>,
     workspace: Workspace,
     settings: Settings,
     approval: ApprovalMode,
@@ -65,18 +66,35 @@ impl Host {
     /// Loads the plugins and builds the host.
     pub fn new(config: HostConfig) -> Arc<Self> {
         let registry = Registry::load(&config.plugin_dirs);
+        Self::with_registry(config, registry)
+    }
+
+    /// Like [`Host::new`], but loads private copies of the libraries, so that their files may
+    /// be replaced while the host runs ([`Host::reload_library`], [`Host::watch`]).
+    pub fn new_for_hot_swap(config: HostConfig) -> Arc<Self> {
+        let registry = Registry::load_copies(&config.plugin_dirs);
+        Self::with_registry(config, registry)
+    }
+
+    fn with_registry(config: HostConfig, registry: Registry) -> Arc<Self> {
         let task = TaskState::default();
         if config.settings.lookup("agent.mode").and_then(Value::as_str) == Some("plan") {
             task.set_mode(tool_api::model::Mode::Plan);
         }
-        task.set_yolo(config.settings.lookup("agent.yolo").and_then(Value::as_bool).unwrap_or(false));
+        task.set_yolo(
+            config
+                .settings
+                .lookup("agent.yolo")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        );
         let hooks = Hooks::discover(
             config.settings.hooks.dir.as_deref(),
             config.workspace.cwd(),
             config.settings.hooks.enabled,
         );
         Arc::new_cyclic(|me| Self {
-            registry,
+            registry: RwLock::new(Arc::new(registry)),
             workspace: config.workspace,
             settings: config.settings,
             approval: config.approval,
@@ -88,9 +106,63 @@ impl Host {
         })
     }
 
-    /// The registry of tools.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The current registry of tools.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.registry
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Loads a new build of the library `file` beside the running one and switches new calls
+    /// to it; calls in flight finish on the old generation, which is shut down after them. A
+    /// build that fails to load, or an older version without `allow_downgrade`, leaves the
+    /// running version in place. Returns what was loaded.
+    pub fn reload_library(&self, file: &Path, allow_downgrade: bool) -> Result<String, String> {
+        let (info, handlers) = crate::plugins::loader::load_copy(file)
+            .map_err(|e| format!("{}: {e}; the running version stays", file.display()))?;
+        let mut slot = self
+            .registry
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(running) = slot.plugin(&info.name) {
+            if info.version < running.version && !allow_downgrade {
+                return Err(format!(
+                    "{}: plugin '{}' {} is older than the running {}; it was not loaded (allow downgrades to load it)",
+                    file.display(),
+                    info.name,
+                    info.version,
+                    running.version
+                ));
+            }
+        }
+        let loaded = format!("{} {}", info.name, info.version);
+        let next = slot.with_replaced(file, info, handlers);
+        for warning in next.warnings() {
+            tracing::warn!(target: "toolhost::plugins", "{warning}");
+        }
+        *slot = Arc::new(next);
+        Ok(loaded)
+    }
+
+    /// Watches the plugin directories and reloads each library that changes, on a thread of
+    /// its own, for as long as the host lives.
+    pub fn watch(self: &Arc<Self>, dirs: &[PathBuf], allow_downgrade: bool) -> std::io::Result<()> {
+        let mut watcher =
+            crate::plugins::watch::LibraryWatcher::new(dirs).map_err(std::io::Error::other)?;
+        let host = Arc::downgrade(self);
+        std::thread::Builder::new().name("plugin-watcher".to_string()).spawn(move || {
+            while let Some(changed) = watcher.next_changes() {
+                let Some(host) = host.upgrade() else { break };
+                for file in changed {
+                    match host.reload_library(&file, allow_downgrade) {
+                        Ok(loaded) => tracing::info!(target: "toolhost::plugins", "hot swap: {} now serves {loaded}", file.display()),
+                        Err(message) => tracing::warn!(target: "toolhost::plugins", "hot swap: {message}"),
+                    }
+                }
+            }
+        })?;
+        Ok(())
     }
 
     /// The workspace.
@@ -120,7 +192,7 @@ impl Host {
 
     /// Runs a tool call at a nesting depth (0 for calls from the model).
     pub fn call_nested(&self, name: &str, params_json: &str, depth: u32) -> CallOutcome {
-        let Some(tool) = self.registry.get(name).cloned() else {
+        let Some(tool) = self.registry().get(name).cloned() else {
             return CallOutcome::unknown_tool(name);
         };
         let mut params = match parse_params(params_json) {
@@ -142,7 +214,7 @@ impl Host {
 
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
     pub fn describe(&self, name: &str, params: &Map<String, Value>) -> String {
-        match self.registry.get(name) {
+        match self.registry().get(name) {
             Some(tool) => describe(tool, name, params, &self.context(false)),
             None => format!("[{name}]"),
         }
@@ -152,7 +224,8 @@ impl Host {
     /// result. Unknown tools, tools without a partial handler and failures are ignored (a
     /// partial block is a preview; the complete block reports errors).
     pub fn call_partial(&self, name: &str, params: &Map<String, Value>) {
-        let Some(tool) = self.registry.get(name) else {
+        let registry = self.registry();
+        let Some(tool) = registry.get(name) else {
             return;
         };
         if !tool.spec.partial || tool.handler.plugin.failure().is_some() {
@@ -224,6 +297,10 @@ impl Host {
                 return Err(denied(decision.feedback));
             }
         }
+        if name != "browser_action" {
+            // Cline closes the task's browser whenever another tool runs.
+            self.notify_handler("browser_action", "close_session");
+        }
         let parameters = Value::Object(params.clone());
         let pre = if PRE_TOOL_USE_EXEMPT.contains(&name) {
             HookOutcome::default()
@@ -266,6 +343,17 @@ impl Host {
         Ok(content)
     }
 
+    /// Sends a task notification to the handler of `tool` (if loaded); answers are ignored.
+    fn notify_handler(&self, tool: &str, event: &str) {
+        if let Some(entry) = self.registry().get(tool) {
+            let payload = json!({"task_id": self.task_id}).to_string();
+            let _ = entry
+                .handler
+                .handler
+                .call_extension(RStr::from(event), RStr::from(payload.as_str()));
+        }
+    }
+
     fn run_hook(&self, hook: HookName, payload: Value) -> HookOutcome {
         let input = HookInput {
             task_id: self.task_id.clone(),
@@ -303,7 +391,11 @@ impl Host {
     /// otherwise the user is asked, or, with nobody to ask, the request is denied.
     pub fn decide_approval(&self, request: &ApprovalRequest) -> ApprovalDecision {
         let (decision, how) = self.approval_decision(request);
-        let verdict = if decision.approved { "approved" } else { "denied" };
+        let verdict = if decision.approved {
+            "approved"
+        } else {
+            "denied"
+        };
         self.ui.say(
             "approval",
             &format!("{}: {verdict} ({how})", request.message),
@@ -453,6 +545,24 @@ fn canonicalize(name: &str, params: &mut Map<String, Value>) {
     if name == "attempt_completion" && !params.contains_key("result") {
         if let Some(response @ Value::String(_)) = params.get("response").cloned() {
             params.insert("result".to_string(), response);
+        }
+    }
+}
+
+impl Drop for Host {
+    /// The task is over: every handler hears `task_ended`, so what a plugin keeps per task
+    /// (a browser, say) closes with it.
+    fn drop(&mut self) {
+        let registry = self.registry();
+        let payload = json!({"task_id": self.task_id}).to_string();
+        let mut notified = std::collections::HashSet::new();
+        for (_, tool) in registry.tools() {
+            if notified.insert(tool.handler.id.clone()) {
+                let _ = tool
+                    .handler
+                    .handler
+                    .call_extension(RStr::from("task_ended"), RStr::from(payload.as_str()));
+            }
         }
     }
 }

@@ -34,12 +34,18 @@ impl Transcript {
             let _ = writeln!(stdout, "{text}");
             let _ = stdout.flush();
         }
-        self.lines.lock().unwrap_or_else(PoisonError::into_inner).push(text);
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(text);
     }
 
     /// Every line so far.
     pub fn lines(&self) -> Vec<String> {
-        self.lines.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -59,11 +65,13 @@ impl ReplayUi {
 impl Ui for ReplayUi {
     fn say(&self, kind: &str, text: &str, partial: bool) {
         let marker = if partial { " (partial)" } else { "" };
-        self.transcript.line(format!("  [{kind}{marker}] {}", one_line(text)));
+        self.transcript
+            .line(format!("  [{kind}{marker}] {}", one_line(text)));
     }
 
     fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
-        self.transcript.line(format!("  [ask {kind}] {}", one_line(text)));
+        self.transcript
+            .line(format!("  [ask {kind}] {}", one_line(text)));
         self.asker.as_ref().and_then(|ui| ui.ask(kind, text))
     }
 }
@@ -99,10 +107,17 @@ fn describe_event(event: &SessionEvent) -> String {
             format!("text{marker}: {}", one_line(content))
         }
         SessionEvent::ToolStreaming { name, params } => {
-            format!("tool {name} (streaming): {}", one_line(&Value::Object(params.clone()).to_string()))
+            format!(
+                "tool {name} (streaming): {}",
+                one_line(&Value::Object(params.clone()).to_string())
+            )
         }
         SessionEvent::ToolResult { text, is_error, .. } => {
-            let marker = if *is_error { "result (error)" } else { "result" };
+            let marker = if *is_error {
+                "result (error)"
+            } else {
+                "result"
+            };
             format!("{marker}:\n{}", indent(text))
         }
         SessionEvent::Notice(text) => format!("notice: {}", one_line(text)),
@@ -110,5 +125,8 @@ fn describe_event(event: &SessionEvent) -> String {
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -48,14 +48,24 @@ fn json_array(items: impl Iterator<Item = Value>) -> String {
 fn xml_prompt(specs: &[&ToolSpec]) -> String {
     let mut out = String::from("# Tools\n");
     for spec in specs {
-        out.push_str(&format!("\n## {}\nDescription: {}\n", spec.name, spec.description));
+        out.push_str(&format!(
+            "\n## {}\nDescription: {}\n",
+            spec.name, spec.description
+        ));
         let required = spec.required_params();
-        let properties = spec.input_schema["properties"].as_object().cloned().unwrap_or_default();
+        let properties = spec.input_schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         if !properties.is_empty() {
             out.push_str("Parameters:\n");
         }
         for (name, property) in &properties {
-            let need = if required.contains(&name.as_str()) { "required" } else { "optional" };
+            let need = if required.contains(&name.as_str()) {
+                "required"
+            } else {
+                "optional"
+            };
             let about = property["description"].as_str().unwrap_or("");
             out.push_str(&format!("- {name}: ({need}) {about}\n"));
         }

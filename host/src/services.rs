@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use abi_stable::std_types::{RErr, RNone, ROption, RResult, RSome, RStr, RString};
+use abi_stable::std_types::{RNone, ROption, RResult, RSome, RStr, RString};
 use tool_api::abi::{HostServices, ToolError, ToolErrorKind, ToolOutput};
 use tool_api::model::ApprovalRequest;
 
@@ -218,15 +218,46 @@ impl HostServices for CallServices {
         result.into()
     }
 
+    /// Services beyond v1. `policy.check_command` (`{"command": "..."}`) answers with the
+    /// [`crate::policy::CommandCheck`] of the command; anything else is `UNAVAILABLE`.
     fn call_service(
         &self,
         service: RStr<'_>,
         method: RStr<'_>,
-        _payload_json: RStr<'_>,
+        payload_json: RStr<'_>,
     ) -> RResult<RString, ToolError> {
-        RErr(ToolError::new(
-            ToolErrorKind::UNAVAILABLE,
-            format!("this host offers no service '{service}.{method}'"),
-        ))
+        let result = contained(Err(internal("the host failed in a service")), || {
+            match (service.as_str(), method.as_str()) {
+                ("policy", "check_command") => {
+                    let host = self.host.upgrade().ok_or_else(host_gone)?;
+                    let payload: serde_json::Value = serde_json::from_str(payload_json.as_str())
+                        .map_err(|e| {
+                            ToolError::new(
+                                ToolErrorKind::INVALID_PARAMS,
+                                format!("invalid check_command request: {e}"),
+                            )
+                        })?;
+                    let command = payload["command"].as_str().ok_or_else(|| {
+                        ToolError::new(
+                            ToolErrorKind::INVALID_PARAMS,
+                            "check_command needs a string `command`",
+                        )
+                    })?;
+                    let check = crate::policy::check_command(
+                        host.workspace(),
+                        crate::policy::CommandPermissions::global(),
+                        command,
+                    );
+                    serde_json::to_string(&check)
+                        .map(RString::from)
+                        .map_err(|e| internal(&e.to_string()))
+                }
+                (service, method) => Err(ToolError::new(
+                    ToolErrorKind::UNAVAILABLE,
+                    format!("this host offers no service '{service}.{method}'"),
+                )),
+            }
+        });
+        result.into()
     }
 }

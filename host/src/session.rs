@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::model::ContentBlock;
 
-use crate::parser::{Block, ToolUse, XmlParser, PARAM_NAMES};
 use crate::known_tools::CLINE_TOOL_NAMES;
+use crate::parser::{Block, ToolUse, XmlParser, PARAM_NAMES};
 use crate::Host;
 
 /// What the run shows, in order.
@@ -65,7 +65,10 @@ impl Conversation {
                 params.extend(properties.keys().cloned());
             }
         }
-        let parser = XmlParser::new(tools.iter().map(String::as_str), params.iter().map(String::as_str));
+        let parser = XmlParser::new(
+            tools.iter().map(String::as_str),
+            params.iter().map(String::as_str),
+        );
         Self {
             host,
             parser,
@@ -120,8 +123,14 @@ impl MessageRun<'_> {
             .parse(&self.text)
             .into_iter()
             .map(|block| match block {
-                Block::Text { content, .. } => Block::Text { content, partial: false },
-                Block::ToolUse(call) => Block::ToolUse(ToolUse { partial: false, ..call }),
+                Block::Text { content, .. } => Block::Text {
+                    content,
+                    partial: false,
+                },
+                Block::ToolUse(call) => Block::ToolUse(ToolUse {
+                    partial: false,
+                    ..call
+                }),
             })
             .collect();
         self.present(blocks, sink);
@@ -158,7 +167,10 @@ impl MessageRun<'_> {
             self.last_partial = None;
             self.next_block += 1;
             match block {
-                Block::Text { content, .. } => sink(SessionEvent::Text { content, partial: false }),
+                Block::Text { content, .. } => sink(SessionEvent::Text {
+                    content,
+                    partial: false,
+                }),
                 Block::ToolUse(call) => self.execute(call, sink),
             }
         }
@@ -176,7 +188,9 @@ impl MessageRun<'_> {
                     params: call.params.clone(),
                 });
                 if !self.did_reject_tool {
-                    self.conversation.host.call_partial(&call.name, &call.params);
+                    self.conversation
+                        .host
+                        .call_partial(&call.name, &call.params);
                 }
             }
         }
@@ -185,7 +199,10 @@ impl MessageRun<'_> {
     fn execute(&mut self, call: ToolUse, sink: &mut dyn FnMut(SessionEvent)) {
         let host = self.conversation.host.clone();
         if host.registry().get(&call.name).is_none() {
-            sink(SessionEvent::Notice(format!("no tool named '{}' is loaded; the block is ignored", call.name)));
+            sink(SessionEvent::Notice(format!(
+                "no tool named '{}' is loaded; the block is ignored",
+                call.name
+            )));
             return;
         }
         self.used_any_tool = true;
@@ -215,7 +232,12 @@ impl MessageRun<'_> {
             text = "(tool did not return anything)".to_string();
         }
         let is_error = outcome.is_error();
-        self.push_result(&call.name, format!("{} Result:\n{text}", outcome.description), is_error, sink);
+        self.push_result(
+            &call.name,
+            format!("{} Result:\n{text}", outcome.description),
+            is_error,
+            sink,
+        );
         for image in outcome.images() {
             self.user_content.push(ContentBlock::Image {
                 media_type: image.media_type,
@@ -225,7 +247,13 @@ impl MessageRun<'_> {
         self.detect_loop(&call, sink);
     }
 
-    fn push_result(&mut self, name: &str, text: String, is_error: bool, sink: &mut dyn FnMut(SessionEvent)) {
+    fn push_result(
+        &mut self,
+        name: &str,
+        text: String,
+        is_error: bool,
+        sink: &mut dyn FnMut(SessionEvent),
+    ) {
         sink(SessionEvent::ToolResult {
             name: name.to_string(),
             text: text.clone(),
@@ -237,8 +265,11 @@ impl MessageRun<'_> {
     /// The same tool with the same parameters (`task_progress` aside) three times running gets
     /// a warning; five times raises the mistake count to the limit.
     fn detect_loop(&mut self, call: &ToolUse, sink: &mut dyn FnMut(SessionEvent)) {
-        let mut params: Vec<(&String, &Value)> =
-            call.params.iter().filter(|(k, _)| k.as_str() != "task_progress").collect();
+        let mut params: Vec<(&String, &Value)> = call
+            .params
+            .iter()
+            .filter(|(k, _)| k.as_str() != "task_progress")
+            .collect();
         params.sort_by(|a, b| a.0.cmp(b.0));
         let signature = serde_json::to_string(&params).unwrap_or_default();
         let conversation = &mut *self.conversation;
@@ -246,7 +277,11 @@ impl MessageRun<'_> {
             .last_call
             .as_ref()
             .is_some_and(|(name, sig)| *name == call.name && *sig == signature);
-        conversation.identical_calls = if same { conversation.identical_calls + 1 } else { 1 };
+        conversation.identical_calls = if same {
+            conversation.identical_calls + 1
+        } else {
+            1
+        };
         conversation.last_call = Some((call.name.clone(), signature));
         match conversation.identical_calls {
             3 => {
@@ -256,7 +291,8 @@ impl MessageRun<'_> {
             }
             5 => {
                 let host = &conversation.host;
-                host.task().set_mistakes(host.settings().limits.max_consecutive_mistakes);
+                host.task()
+                    .set_mistakes(host.settings().limits.max_consecutive_mistakes);
             }
             _ => {}
         }

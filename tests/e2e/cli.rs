@@ -109,24 +109,52 @@ fn parameters_can_come_from_stdin() {
 #[test]
 fn schemas_come_from_the_loaded_specs() {
     let plugins = PluginDir::empty();
-    plugins.add_library("read_file").add_library("write_to_file");
+    plugins
+        .add_library("read_file")
+        .add_library("write_to_file");
     let schema = |format: &str| {
-        let result = run(toolhost().arg("--plugins").arg(plugins.path()).args(["schema", "--format", format]));
+        let result = run(toolhost()
+            .arg("--plugins")
+            .arg(plugins.path())
+            .args(["schema", "--format", format]));
         assert_eq!(result.code, 0, "{}", result.stderr);
         result.stdout
     };
     let openai: serde_json::Value = serde_json::from_str(&schema("openai")).unwrap();
-    let names: Vec<&str> = openai.as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["new_rule", "read_file", "replace_in_file", "write_to_file"]);
+    let names: Vec<&str> = openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["new_rule", "read_file", "replace_in_file", "write_to_file"]
+    );
     assert_eq!(openai[1]["type"], "function");
-    assert_eq!(openai[1]["function"]["parameters"]["required"], json!(["path"]));
+    assert_eq!(
+        openai[1]["function"]["parameters"]["required"],
+        json!(["path"])
+    );
     let anthropic: serde_json::Value = serde_json::from_str(&schema("anthropic")).unwrap();
-    assert_eq!(anthropic[1]["input_schema"]["properties"]["start_line"]["type"], "string");
+    assert_eq!(
+        anthropic[1]["input_schema"]["properties"]["start_line"]["type"],
+        "string"
+    );
     let mcp: serde_json::Value = serde_json::from_str(&schema("mcp")).unwrap();
-    assert_eq!(mcp[1]["annotations"], json!({"readOnlyHint": true, "destructiveHint": false}));
-    assert_eq!(mcp[3]["annotations"], json!({"readOnlyHint": false, "destructiveHint": true}));
+    assert_eq!(
+        mcp[1]["annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false})
+    );
+    assert_eq!(
+        mcp[3]["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true})
+    );
     let prompt = schema("xml-prompt");
-    assert!(prompt.starts_with("# Tools\n\n## new_rule\nDescription: "), "{prompt}");
+    assert!(
+        prompt.starts_with("# Tools\n\n## new_rule\nDescription: "),
+        "{prompt}"
+    );
     assert!(prompt.contains("\n## read_file\nDescription: "));
     assert!(prompt.contains("- path: (required) "));
     assert!(prompt.contains("- start_line: (optional) "));

@@ -36,13 +36,28 @@ fn the_edit_example_streams_partials_then_executes() {
         std::fs::read_to_string(ws.path().join("src/greet.py")).unwrap(),
         "def greet(name):\n    return f\"Hello, {name}!\"\n"
     );
-    let partial = position(&lines, |l| l.starts_with("  [tool (partial)]") && l.contains("editedExistingFile"));
-    let approval = position(&lines, |l| l == "  [approval] replace_in_file wants to use src/greet.py: approved (--yes)");
-    let result_line = position(&lines, |l| l.trim() == "[replace_in_file for 'src/greet.py'] Result:");
-    assert!(partial < approval && approval < result_line, "order: partial {partial}, approval {approval}, result {result_line}");
-    let read = position(&lines, |l| l.trim() == "[read_file for 'src/greet.py'] Result:");
+    let partial = position(&lines, |l| {
+        l.starts_with("  [tool (partial)]") && l.contains("editedExistingFile")
+    });
+    let approval = position(&lines, |l| {
+        l == "  [approval] replace_in_file wants to use src/greet.py: approved (--yes)"
+    });
+    let result_line = position(&lines, |l| {
+        l.trim() == "[replace_in_file for 'src/greet.py'] Result:"
+    });
+    assert!(
+        partial < approval && approval < result_line,
+        "order: partial {partial}, approval {approval}, result {result_line}"
+    );
+    let read = position(&lines, |l| {
+        l.trim() == "[read_file for 'src/greet.py'] Result:"
+    });
     assert_eq!(lines[read + 1].trim(), "1 | def greet(name):");
-    assert!(lines.contains(&"-- next user message: 4 block(s)"), "{}", result.stdout);
+    assert!(
+        lines.contains(&"-- next user message: 4 block(s)"),
+        "{}",
+        result.stdout
+    );
 }
 
 #[test]
@@ -52,7 +67,9 @@ fn without_yes_or_a_terminal_edits_are_denied_and_later_tools_skipped() {
     assert_eq!(result.code, 0, "{}", result.stderr);
     assert!(!ws.path().join("src/greet.py").exists());
     let lines: Vec<&str> = result.stdout.lines().collect();
-    let denied = position(&lines, |l| l.trim() == "[write_to_file for 'src/greet.py'] Result:");
+    let denied = position(&lines, |l| {
+        l.trim() == "[write_to_file for 'src/greet.py'] Result:"
+    });
     assert_eq!(lines[denied + 1].trim(), "The user denied this operation.");
     position(&lines, |l| {
         l.trim() == "Skipping tool due to user rejecting a previous tool. [replace_in_file for 'src/greet.py']"
@@ -66,12 +83,20 @@ fn mistakes_and_repeated_calls_are_counted() {
     assert_eq!(result.code, 0, "{}", result.stderr);
     let lines: Vec<&str> = result.stdout.lines().collect();
     let missing = position(&lines, |l| l.trim() == "[read_file for ''] Result:");
-    assert_eq!(lines[missing + 1].trim(), "The tool execution failed with the following error:");
-    assert_eq!(lines[missing + 3].trim(), "Missing value for required parameter 'path'. Please retry with complete response.");
+    assert_eq!(
+        lines[missing + 1].trim(),
+        "The tool execution failed with the following error:"
+    );
+    assert_eq!(
+        lines[missing + 3].trim(),
+        "Missing value for required parameter 'path'. Please retry with complete response."
+    );
     position(&lines, |l| {
         l.starts_with("notice: Tool [read_file] has been called 3 times consecutively with identical arguments. This is not making progress.")
     });
-    position(&lines, |l| l.starts_with("notice: mistake_limit_reached: 4 consecutive mistakes (limit 3)"));
+    position(&lines, |l| {
+        l.starts_with("notice: mistake_limit_reached: 4 consecutive mistakes (limit 3)")
+    });
 }
 
 #[test]

@@ -63,13 +63,25 @@ macro_rules! submit_tool {
 /// Exports the plugin's root module, built from the crate's name and version and every tool
 /// registered with [`submit_tool!`]. Use it once, in the plugin's `lib.rs`.
 ///
-/// `export_plugin!(capabilities: ["partial"])` also declares capability strings.
+/// `export_plugin!(capabilities: ["partial"])` also declares capability strings, and
+/// `export_plugin!(capabilities: [], shutdown: my_crate::close_everything)` names a function the
+/// plugin's `shutdown` runs first (before the SDK's runtime stops), to close what the plugin
+/// keeps open across calls.
 #[macro_export]
 macro_rules! export_plugin {
     () => {
         $crate::export_plugin!(capabilities: []);
     };
     (capabilities: [$($capability:literal),* $(,)?]) => {
+        $crate::export_plugin!(capabilities: [$($capability),*], shutdown: $crate::__private::nothing_to_close);
+    };
+    (capabilities: [$($capability:literal),* $(,)?], shutdown: $shutdown:path) => {
+        extern "C" fn __toolhost_shutdown() {
+            // Contained: no panic may leave the library.
+            let _ = ::std::panic::catch_unwind($shutdown);
+            $crate::__private::stop_runtime();
+        }
+
         extern "C" fn __toolhost_manifest() -> $crate::abi::PluginManifest {
             $crate::__private::manifest(
                 env!("CARGO_PKG_NAME"),
@@ -79,7 +91,7 @@ macro_rules! export_plugin {
         }
 
         fn __toolhost_root_module() -> $crate::abi::ToolPluginV1Ref {
-            $crate::__private::root_module(__toolhost_manifest)
+            $crate::__private::root_module(__toolhost_manifest, __toolhost_shutdown)
         }
 
         // This is what abi_stable's `#[export_root_module]` expands to. It is written out here
@@ -136,7 +148,10 @@ pub mod __private {
     }
 
     /// Builds the root module of a plugin library.
-    pub fn root_module(manifest: extern "C" fn() -> PluginManifest) -> ToolPluginV1Ref {
+    pub fn root_module(
+        manifest: extern "C" fn() -> PluginManifest,
+        shutdown: extern "C" fn(),
+    ) -> ToolPluginV1Ref {
         ToolPluginV1 {
             manifest,
             handlers,
@@ -145,6 +160,9 @@ pub mod __private {
         }
         .leak_into_prefix()
     }
+
+    /// The default plugin-specific shutdown step: nothing.
+    pub fn nothing_to_close() {}
 
     /// Every handler registered in this library image, built now.
     extern "C" fn handlers() -> RResult<RVec<ToolHandlerBox>, ToolError> {
@@ -167,7 +185,8 @@ pub mod __private {
         ))
     }
 
-    extern "C" fn shutdown() {
+    /// Stops the SDK's runtime, if this plugin uses it.
+    pub fn stop_runtime() {
         #[cfg(feature = "runtime")]
         {
             let _ = std::panic::catch_unwind(crate::sdk::runtime::shutdown);

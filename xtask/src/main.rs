@@ -22,7 +22,9 @@ fn main() -> ExitCode {
         Some("run") => run(&args[1..]),
         Some("dist") => build::dist().map(|dir| println!("{}", dir.display())),
         Some("test") => test(),
-        Some("new-plugin") => new_plugin::run(&args[1..]).map(|dir| println!("created {}", dir.display())),
+        Some("new-plugin") => {
+            new_plugin::run(&args[1..]).map(|dir| println!("created {}", dir.display()))
+        }
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         _ => {
             eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | bench [NAME] | new-plugin NAME [--dir PATH]>");

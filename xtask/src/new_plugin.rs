@@ -26,7 +26,11 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
         return Err(format!("'{name}' is not a valid tool name: use lower-case letters, digits and '_', starting with a letter"));
     }
     let dir = dir.unwrap_or_else(|| PathBuf::from(&name));
-    if dir.exists() && std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
+    if dir.exists()
+        && std::fs::read_dir(&dir)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
         return Err(format!("{} exists and is not empty", dir.display()));
     }
     let tool_api = workspace_root().join("tool-api");
@@ -36,8 +40,11 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
             .replace("{{type_name}}", &type_name(&name))
             .replace("{{tool_api}}", &tool_api.display().to_string())
     };
-    std::fs::create_dir_all(dir.join("src")).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let write = |path: PathBuf, text: String| std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()));
+    std::fs::create_dir_all(dir.join("src"))
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let write = |path: PathBuf, text: String| {
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
     write(dir.join("Cargo.toml"), fill(CARGO_TOML))?;
     write(dir.join("src/lib.rs"), fill(LIB_RS))?;
     write(dir.join("README.md"), fill(README))?;
@@ -46,7 +53,8 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
     // plugin builds against exactly the tool-api and abi_stable the host uses.
     let lock = workspace_root().join("Cargo.lock");
     if lock.exists() {
-        std::fs::copy(&lock, dir.join("Cargo.lock")).map_err(|e| format!("cannot copy Cargo.lock: {e}"))?;
+        std::fs::copy(&lock, dir.join("Cargo.lock"))
+            .map_err(|e| format!("cannot copy Cargo.lock: {e}"))?;
     }
     Ok(dir)
 }

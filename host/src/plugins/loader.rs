@@ -25,6 +25,9 @@ pub struct PluginInfo {
     /// Capability strings from the manifest.
     pub capabilities: Vec<String>,
     module: ToolPluginV1Ref,
+    /// Whether this plugin was loaded from a private copy, so that its library image (and the
+    /// threads and runtime inside it) belongs to this load alone.
+    private_image: bool,
     /// Set when a tool of this plugin panicked: its tools are refused from then on.
     failure: Mutex<Option<String>>,
 }
@@ -49,10 +52,14 @@ impl PluginInfo {
 }
 
 impl Drop for PluginInfo {
-    /// The last reference is gone (the host exits, or a newer generation replaced this one and
-    /// its last call finished): stop the plugin's threads. The code stays mapped.
+    /// The last reference to a privately loaded generation is gone (a newer one replaced it and
+    /// its last call finished): stop its threads. The code stays mapped. A library loaded from
+    /// its own path may be shared by other hosts in this process (the dynamic loader hands out
+    /// one image per file), so it is only shut down explicitly, at exit.
     fn drop(&mut self) {
-        self.shutdown();
+        if self.private_image {
+            self.shutdown();
+        }
     }
 }
 
@@ -102,24 +109,36 @@ pub fn load_copy(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadE
     static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("toolhost-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| LoadError::Open(format!("cannot create {}: {e}", dir.display())))?;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let copy = dir.join(format!("{stem}-{generation}.{}", super::discovery::LIBRARY_EXTENSION));
-    std::fs::copy(path, &copy).map_err(|e| LoadError::Open(format!("cannot copy {}: {e}", path.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| LoadError::Open(format!("cannot create {}: {e}", dir.display())))?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let copy = dir.join(format!(
+        "{stem}-{generation}.{}",
+        super::discovery::LIBRARY_EXTENSION
+    ));
+    std::fs::copy(path, &copy)
+        .map_err(|e| LoadError::Open(format!("cannot copy {}: {e}", path.display())))?;
     let loaded = load_mapped(&copy, path);
     let _ = std::fs::remove_file(&copy);
     loaded
 }
 
 /// Opens `mapped`, recording `origin` as the plugin's file.
-fn load_mapped(mapped: &Path, origin: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
+fn load_mapped(
+    mapped: &Path,
+    origin: &Path,
+) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
     let path = origin;
     let header = lib_header_from_path(mapped).map_err(classify)?;
     let module = header
         .init_root_module::<ToolPluginV1Ref>()
         .map_err(classify)?;
     let manifest = (module.manifest())();
-    let info = check_manifest(path, module, manifest)?;
+    let mut info = check_manifest(path, module, manifest)?;
+    info.private_image = mapped != origin;
     let handlers = match (module.handlers())() {
         ROk(handlers) => handlers.into_vec(),
         RErr(e) => return Err(LoadError::Init(e.message.into_string())),
@@ -157,6 +176,7 @@ fn check_manifest(
         path: path.to_path_buf(),
         capabilities,
         module,
+        private_image: false,
         failure: Mutex::new(None),
     })
 }

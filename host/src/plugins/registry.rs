@@ -63,12 +63,30 @@ pub struct Registry {
 impl Registry {
     /// Loads every library in `dirs`.
     pub fn load(dirs: &[PathBuf]) -> Self {
+        Self::load_dirs(dirs, false)
+    }
+
+    /// Loads a private copy of every library in `dirs`, so that the files may be replaced
+    /// while the host runs (hot swap).
+    pub fn load_copies(dirs: &[PathBuf]) -> Self {
+        Self::load_dirs(dirs, true)
+    }
+
+    fn load_dirs(dirs: &[PathBuf], copies: bool) -> Self {
         let mut registry = Self::default();
         for dir in dirs {
             match library_files(dir) {
                 Ok(files) => {
                     for file in files {
-                        registry.load_file(&file);
+                        let loaded = if copies {
+                            loader::load_copy(&file)
+                        } else {
+                            loader::load(&file)
+                        };
+                        match loaded {
+                            Ok((info, handlers)) => registry.add_plugin(&file, info, handlers),
+                            Err(e) => registry.warn(&file, e.to_string()),
+                        }
                     }
                 }
                 Err(e) => registry.warn(dir, format!("cannot read plugin directory: {e}")),
@@ -85,17 +103,14 @@ impl Registry {
         });
     }
 
-    /// Loads one library and registers its names.
-    pub fn load_file(&mut self, file: &Path) {
-        match loader::load(file) {
-            Ok((info, handlers)) => self.add_plugin(file, info, handlers),
-            Err(e) => self.warn(file, e.to_string()),
-        }
-    }
-
     /// A registry in which the plugin named like `info` (if any) is replaced by `info` and its
     /// handlers; every other plugin's registrations stay as they are.
-    pub fn with_replaced(&self, file: &Path, info: PluginInfo, handlers: Vec<ToolHandlerBox>) -> Self {
+    pub fn with_replaced(
+        &self,
+        file: &Path,
+        info: PluginInfo,
+        handlers: Vec<ToolHandlerBox>,
+    ) -> Self {
         let mut next = Self {
             tools: self
                 .tools
@@ -103,7 +118,12 @@ impl Registry {
                 .filter(|(_, tool)| tool.handler.plugin.name != info.name)
                 .map(|(name, tool)| (name.clone(), tool.clone()))
                 .collect(),
-            plugins: self.plugins.iter().filter(|p| p.name != info.name).cloned().collect(),
+            plugins: self
+                .plugins
+                .iter()
+                .filter(|p| p.name != info.name)
+                .cloned()
+                .collect(),
             warnings: Vec::new(),
         };
         next.add_plugin(file, info, handlers);

@@ -68,6 +68,43 @@ impl ClineIgnore {
     }
 }
 
+impl ClineIgnore {
+    /// Cline's heuristic for commands that read files: when the first word (any case) is
+    /// `cat`, `less`, `more`, `head`, `tail`, `grep`, `awk`, `sed`, `get-content`, `gc`,
+    /// `type`, `select-string` or `sls`, each later word that does not start with `-` or `/`
+    /// and has no `:` is checked as a path; the first blocked one is returned. Pipelines and
+    /// chains are not looked into, and absolute paths are never checked (as in Cline).
+    pub fn blocked_command_arg(&self, cwd: &Path, command: &str) -> Option<String> {
+        self.matcher.as_ref()?;
+        let mut words = command.split_whitespace();
+        let first = words.next()?.to_lowercase();
+        if !FILE_READING_COMMANDS.contains(&first.as_str()) {
+            return None;
+        }
+        words
+            .filter(|arg| !arg.starts_with('-') && !arg.starts_with('/') && !arg.contains(':'))
+            .find(|arg| !self.allows(cwd, arg))
+            .map(str::to_string)
+    }
+}
+
+/// The commands Cline's `.clineignore` heuristic looks at.
+const FILE_READING_COMMANDS: &[&str] = &[
+    "cat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "grep",
+    "awk",
+    "sed",
+    "get-content",
+    "gc",
+    "type",
+    "select-string",
+    "sls",
+];
+
 /// The file's lines with every `!include FILE` line replaced by that file's lines (one level;
 /// missing files are skipped). Carriage returns at line ends are dropped.
 fn expand_includes(cwd: &Path, text: &str) -> Vec<String> {
@@ -88,4 +125,29 @@ fn expand_includes(cwd: &Path, text: &str) -> Vec<String> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_that_read_ignored_files_are_caught() {
+        let cwd = Path::new("/work/project");
+        let ignore = ClineIgnore::from_text(cwd, "secrets/\n.env\n");
+        let blocked = |command: &str| ignore.blocked_command_arg(cwd, command);
+        assert_eq!(blocked("cat README.md"), None);
+        assert_eq!(
+            blocked("grep -r password secrets/db.txt").as_deref(),
+            Some("secrets/db.txt")
+        );
+        assert_eq!(blocked("  CAT .env").as_deref(), Some(".env"));
+        assert_eq!(blocked("ls | cat .env"), None);
+        assert_eq!(blocked("cat /work/project/.env"), None);
+        assert_eq!(blocked("cat c:.env"), None);
+        assert_eq!(
+            ClineIgnore::default().blocked_command_arg(cwd, "cat .env"),
+            None
+        );
+    }
 }

@@ -47,6 +47,29 @@ field that should receive the text.";
 pub struct BrowserAction;
 
 impl Tool for BrowserAction {
+    /// `close_session` (another tool of the task is about to run, as Cline closes the browser
+    /// then) and `task_ended` both close the task's browser.
+    fn extension(
+        &self,
+        method: &str,
+        payload: &serde_json::Value,
+    ) -> Result<serde_json::Value, ToolError> {
+        match method {
+            "close_session" | "task_ended" => {
+                let task_id = payload["task_id"].as_str().unwrap_or_default();
+                if registry::has_session(task_id) {
+                    tool_api::sdk::runtime::block_on(registry::close_session(task_id))
+                        .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?;
+                }
+                Ok(serde_json::Value::Null)
+            }
+            other => Err(ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!("unknown handler extension '{other}'"),
+            )),
+        }
+    }
+
     fn specs(&self) -> Vec<ToolSpec> {
         let mut spec = ToolSpec::simple(
             "browser_action",
@@ -152,7 +175,7 @@ fn strip_partial_closing_tag<'a>(text: &'a str, tag: &str) -> &'a str {
 }
 
 tool_api::submit_tool!(BrowserAction);
-tool_api::export_plugin!(capabilities: ["partial"]);
+tool_api::export_plugin!(capabilities: ["partial"], shutdown: registry::shutdown);
 
 #[cfg(test)]
 mod tests {

@@ -40,6 +40,16 @@ pub async fn close_session(task_id: &str) {
     }
 }
 
+/// Whether `task_id` has a browser open (a cheap check before closing it).
+pub fn has_session(task_id: &str) -> bool {
+    let slot = SESSIONS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(task_id)
+        .cloned();
+    slot.is_some_and(|slot| slot.try_lock().map_or(true, |held| held.is_some()))
+}
+
 /// Closes every session (for the plugin's shutdown). A session whose call is still running is
 /// left to the runtime's shutdown, which drops its keeper task and so kills its browser.
 pub async fn close_all() {
@@ -57,8 +67,8 @@ pub async fn close_all() {
     }
 }
 
-/// Closes every session from a plain thread: what the plugin's `shutdown` should call before
-/// it stops the runtime (the export macro has no hook for it yet).
+/// Closes every session from a plain thread: the plugin's `shutdown` runs it before the
+/// runtime stops.
 pub fn shutdown() {
     let _ = tool_api::sdk::runtime::block_on(close_all());
 }

@@ -2,7 +2,7 @@
 
 use abi_stable::{
     sabi_trait::TD_Opaque,
-    std_types::{RErr, RResult, RStr, RString},
+    std_types::{RResult, RStr, RString},
 };
 
 use crate::abi::{
@@ -80,11 +80,13 @@ impl<T: Tool> ToolHandler for ToolAdapter<T> {
     fn call_extension(
         &self,
         method: RStr<'_>,
-        _payload_json: RStr<'_>,
+        payload_json: RStr<'_>,
     ) -> RResult<RString, ToolError> {
-        RErr(ToolError::new(
-            ToolErrorKind::UNAVAILABLE,
-            format!("unknown handler extension '{method}'"),
-        ))
+        RResult::from(guard(|| {
+            let payload: serde_json::Value =
+                serde_json::from_str(payload_json.as_str()).unwrap_or_default();
+            let answer = self.tool.extension(method.as_str(), &payload)?;
+            Ok(RString::from(answer.to_string()))
+        }))
     }
 }

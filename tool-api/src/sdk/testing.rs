@@ -69,7 +69,10 @@ impl TestHost {
         let task = TaskContext {
             task_id: "test".to_string(),
             cwd: cwd.clone(),
-            workspace_roots: vec![WorkspaceRoot { name: "test".to_string(), path: cwd }],
+            workspace_roots: vec![WorkspaceRoot {
+                name: "test".to_string(),
+                path: cwd,
+            }],
             ..TaskContext::default()
         };
         let call = Call {
@@ -84,7 +87,10 @@ impl TestHost {
 
     /// The UI events so far, as `(kind, text)`.
     pub fn said(&self) -> Vec<(String, String)> {
-        self.said.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.said
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     fn absolute(&self, path: &str) -> PathBuf {
@@ -108,12 +114,20 @@ impl HostServices for TestHost {
     }
 
     fn ask(&self, _kind: RStr<'_>, _text: RStr<'_>, _partial: bool) -> RResult<RString, ToolError> {
-        RErr(ToolError::new(ToolErrorKind::UNAVAILABLE, "No user is available to answer."))
+        RErr(ToolError::new(
+            ToolErrorKind::UNAVAILABLE,
+            "No user is available to answer.",
+        ))
     }
 
     fn request_approval(&self, _request_json: RStr<'_>) -> RResult<RString, ToolError> {
-        let decision = ApprovalDecision { approved: true, feedback: None };
-        ROk(RString::from(serde_json::to_string(&decision).unwrap_or_default()))
+        let decision = ApprovalDecision {
+            approved: true,
+            feedback: None,
+        };
+        ROk(RString::from(
+            serde_json::to_string(&decision).unwrap_or_default(),
+        ))
     }
 
     fn check_path(&self, path: RStr<'_>) -> RString {
@@ -135,7 +149,9 @@ impl HostServices for TestHost {
 
     fn record_file_read(&self, absolute_path: RStr<'_>, mtime_ms: u64) -> u32 {
         let mut reads = self.reads.lock().unwrap_or_else(PoisonError::into_inner);
-        let entry = reads.entry(absolute_path.to_string()).or_insert((mtime_ms, 0));
+        let entry = reads
+            .entry(absolute_path.to_string())
+            .or_insert((mtime_ms, 0));
         if entry.0 != mtime_ms {
             *entry = (mtime_ms, 0);
         }
@@ -157,7 +173,11 @@ impl HostServices for TestHost {
     }
 
     fn setting(&self, key: RStr<'_>) -> ROption<RString> {
-        match key.as_str().split('.').try_fold(&self.settings, |v, part| v.get(part)) {
+        match key
+            .as_str()
+            .split('.')
+            .try_fold(&self.settings, |v, part| v.get(part))
+        {
             Some(value) => ROption::RSome(RString::from(value.to_string())),
             None => RNone,
         }
@@ -174,14 +194,23 @@ impl HostServices for TestHost {
         false
     }
 
-    fn invoke_tool(&self, name: RStr<'_>, _params_json: RStr<'_>) -> RResult<ToolOutput, ToolError> {
+    fn invoke_tool(
+        &self,
+        name: RStr<'_>,
+        _params_json: RStr<'_>,
+    ) -> RResult<ToolOutput, ToolError> {
         RErr(ToolError::new(
             ToolErrorKind::UNAVAILABLE,
             format!("the test host cannot call other tools ({name})"),
         ))
     }
 
-    fn call_service(&self, service: RStr<'_>, method: RStr<'_>, _payload_json: RStr<'_>) -> RResult<RString, ToolError> {
+    fn call_service(
+        &self,
+        service: RStr<'_>,
+        method: RStr<'_>,
+        _payload_json: RStr<'_>,
+    ) -> RResult<RString, ToolError> {
         RErr(ToolError::new(
             ToolErrorKind::UNAVAILABLE,
             format!("the test host offers no service '{service}.{method}'"),

@@ -41,6 +41,21 @@ pub trait Tool: Send + Sync + 'static {
     fn handle_partial(&self, _call: &Call, _ctx: &Ctx<'_>) -> Result<(), ToolError> {
         Ok(())
     }
+
+    /// Handles a host notification or request outside a call (`method`, JSON `payload`). The
+    /// host sends `close_session` (`{"task_id"}`) to browser_action before another tool of the
+    /// task runs, and `task_ended` (`{"task_id"}`) to every handler when a task's host goes
+    /// away. The default answers UNAVAILABLE, which the host ignores.
+    fn extension(
+        &self,
+        method: &str,
+        _payload: &serde_json::Value,
+    ) -> Result<serde_json::Value, ToolError> {
+        Err(ToolError::new(
+            crate::abi::ToolErrorKind::UNAVAILABLE,
+            format!("unknown handler extension '{method}'"),
+        ))
+    }
 }
 
 /// A tool's self-registration inside its plugin library, gathered by [`crate::export_plugin!`].

@@ -3,6 +3,9 @@
 //! Only ratios are meaningful on a shared machine; absolute times are context. Results are
 //! printed as a table and written to `target/bench/latest.json`. Timings never go into tests.
 
+mod hotswap;
+mod mcp;
+mod search;
 mod startup;
 
 use serde_json::json;
@@ -12,9 +15,21 @@ use crate::util::target_dir;
 /// Runs the named benchmark, or all of them.
 pub fn run(name: Option<&str>) -> Result<(), String> {
     let results = match name {
-        None => vec![startup::startup()?],
+        None => vec![
+            startup::startup()?,
+            search::search()?,
+            mcp::mcp()?,
+            hotswap::hotswap()?,
+        ],
         Some("startup") => vec![startup::startup()?],
-        Some(other) => return Err(format!("unknown benchmark '{other}' (known: startup)")),
+        Some("search") => vec![search::search()?],
+        Some("mcp") => vec![mcp::mcp()?],
+        Some("hotswap") => vec![hotswap::hotswap()?],
+        Some(other) => {
+            return Err(format!(
+                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap)"
+            ))
+        }
     };
     let out = target_dir().join("bench");
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;

@@ -1,0 +1,194 @@
+//! What the analysis finds: the words of a command, with what is known about them before it
+//! runs, and the commands themselves.
+
+use super::pattern::Glob;
+
+/// How strictly a found command is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strength {
+    /// It runs: deny and allow rules apply.
+    Full,
+    /// It might run (code inside a quoted string, which bash can still evaluate, e.g. in an
+    /// array subscript): only deny rules apply.
+    DenyOnly,
+}
+
+/// One word of a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// The text as Cline matches it (quotes removed, expansions empty); `None` for arguments a
+    /// wrapper such as `xargs` adds at run time.
+    pub literal: Option<String>,
+    /// What the word can become: its characters, with `Any`/`One` where expansions or globs are.
+    pub template: Vec<Glob>,
+    /// Whether anything in it is only known at run time.
+    pub dynamic: bool,
+    /// The word as written.
+    pub source: String,
+    /// Nothing at all is known about the word's run-time form (brace expansion).
+    unknown: bool,
+    /// An unquoted `{` was seen (a brace expansion may span quoted parts: `{rm,'-rf'}`).
+    brace_open: bool,
+}
+
+impl Word {
+    pub(super) fn new(source: &str) -> Self {
+        Self {
+            literal: Some(String::new()),
+            template: Vec::new(),
+            dynamic: false,
+            source: source.to_string(),
+            unknown: false,
+            brace_open: false,
+        }
+    }
+
+    /// A literal word.
+    #[cfg(test)]
+    pub fn literal(text: &str) -> Self {
+        let mut word = Self::new(text);
+        word.push_literal(text);
+        word
+    }
+
+    /// Arguments appended when the command runs (`xargs`, `find -exec … +`).
+    pub fn appended() -> Self {
+        Self {
+            literal: None,
+            template: vec![Glob::Any],
+            dynamic: true,
+            source: String::new(),
+            unknown: true,
+            brace_open: false,
+        }
+    }
+
+    /// The literal text, or `""` for appended arguments.
+    pub fn text(&self) -> &str {
+        self.literal.as_deref().unwrap_or("")
+    }
+
+    pub(super) fn push_literal(&mut self, text: &str) {
+        if let Some(literal) = &mut self.literal {
+            literal.push_str(text);
+        }
+        if !self.unknown {
+            self.template.extend(text.chars().map(Glob::Char));
+        }
+    }
+
+    pub(super) fn push_unknown(&mut self) {
+        self.dynamic = true;
+        if !self.unknown && self.template.last() != Some(&Glob::Any) {
+            self.template.push(Glob::Any);
+        }
+    }
+
+    /// Unquoted text: glob characters and brace expansions make the word dynamic.
+    pub(super) fn push_unquoted(&mut self, text: &str) {
+        self.brace_open |= text.contains('{');
+        if (self.brace_open && text.contains('}')) || text.contains('(') {
+            // Brace expansion (`{rm,-rf}`) and extended globs can turn one word into any
+            // others: nothing is known about the word any more.
+            if let Some(literal) = &mut self.literal {
+                literal.push_str(text);
+            }
+            self.dynamic = true;
+            self.unknown = true;
+            self.template = vec![Glob::Any];
+            return;
+        }
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            match c {
+                '*' => {
+                    self.push_text(c);
+                    self.push_unknown();
+                }
+                '?' => {
+                    self.push_text(c);
+                    self.dynamic = true;
+                    if !self.unknown {
+                        self.template.push(Glob::One);
+                    }
+                }
+                '[' if chars[i + 1..].contains(&']') => {
+                    while i < chars.len() && chars[i] != ']' {
+                        self.push_text(chars[i]);
+                        i += 1;
+                    }
+                    self.push_text(']');
+                    self.push_unknown();
+                }
+                c => self.push_literal(c.encode_utf8(&mut [0; 4])),
+            }
+            i += 1;
+        }
+    }
+
+    /// Adds to the literal text only.
+    fn push_text(&mut self, c: char) {
+        if let Some(literal) = &mut self.literal {
+            literal.push(c);
+        }
+    }
+}
+
+/// A command the line runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Its words, the command name first (assignments and redirections left out).
+    pub words: Vec<Word>,
+    /// How strictly it is checked.
+    pub strength: Strength,
+    /// Code whose text is only known at run time (`bash -c "$X"`): it cannot be checked.
+    pub opaque: bool,
+}
+
+impl Found {
+    /// The command for messages: literal words as Cline would show them, dynamic ones as written.
+    pub fn display(&self) -> String {
+        self.words
+            .iter()
+            .filter(|w| w.literal.is_some())
+            .map(|w| {
+                if w.dynamic {
+                    w.source.as_str()
+                } else {
+                    w.text()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The text allow patterns are matched against (expansions empty, as in Cline).
+    pub fn literal_text(&self) -> String {
+        self.words
+            .iter()
+            .filter_map(|w| w.literal.as_deref())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Everything the command may be when it runs; with `basename`, the command name without its
+    /// directory (`/bin/rm` is `rm`).
+    pub fn template(&self, basename: bool) -> Vec<Glob> {
+        let mut out = Vec::new();
+        for (i, word) in self.words.iter().enumerate() {
+            if i > 0 {
+                out.push(Glob::Char(' '));
+            }
+            if i == 0 && basename && !word.dynamic {
+                let name = word.text();
+                let base = name.rsplit('/').next().unwrap_or(name);
+                out.extend(base.chars().map(Glob::Char));
+            } else {
+                out.extend(word.template.iter().copied());
+            }
+        }
+        out
+    }
+}

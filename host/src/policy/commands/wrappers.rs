@@ -1,0 +1,677 @@
+//! Commands that run other commands: what runs behind `sudo`, `env`, `timeout`, `xargs`,
+//! `bash -c`, `eval`, `find -exec` and the like.
+//!
+//! Each wrapper's options are read the way its `getopt` reads them, so that the command after
+//! them is found: options that take a value skip it, parsing stops at the first operand, and
+//! options that change what runs (`sudo -s`, `env -S`, `su -c`) are followed. The list is not
+//! exhaustive: programs that run code of their own (interpreters, `git` aliases, `make`) are
+//! ordinary commands here, so an allow list is the way to restrict them.
+
+use super::found::Word;
+use super::pattern::Glob;
+
+/// What a command runs besides itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inner<'w> {
+    /// Nothing (an ordinary command).
+    Nothing,
+    /// Another command, given by the remaining words; `appends` when the wrapper adds arguments
+    /// at run time (`xargs`).
+    Command {
+        /// The command's words.
+        words: &'w [Word],
+        /// Whether arguments are added when it runs.
+        appends: bool,
+    },
+    /// Several commands (`find -exec … ;` clauses).
+    Commands(Vec<Vec<Word>>),
+    /// Shell code (`bash -c CODE`, `eval`, `sudo -s`); `None` when the code is only known at
+    /// run time.
+    Code(Option<String>),
+    /// Code that is defined, not run (`alias`): only deny rules apply to it.
+    LatentCode(String),
+    /// A shell reading its script from standard input; `posix` when it speaks the syntax this
+    /// module parses.
+    Stdin {
+        /// Whether the shell's syntax is the one analysed here.
+        posix: bool,
+    },
+    /// Runs something that cannot be followed (`env -S`, `fish -c`, an option only known at
+    /// run time).
+    Opaque,
+}
+
+/// Shells whose syntax is the POSIX/bash syntax the parser understands.
+const POSIX_SHELLS: &[&str] = &[
+    "sh", "bash", "rbash", "dash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "ash", "posh", "yash",
+];
+/// Shells with a syntax of their own: their code cannot be checked.
+const OTHER_SHELLS: &[&str] = &[
+    "fish",
+    "csh",
+    "tcsh",
+    "pwsh",
+    "powershell",
+    "nu",
+    "elvish",
+    "xonsh",
+    "ion",
+    "rc",
+    "es",
+];
+
+/// How a wrapper's arguments are read.
+struct Spec {
+    names: &'static [&'static str],
+    /// Short options that take a value (`-u USER` or `-uUSER`).
+    short_values: &'static str,
+    /// Long options that take a value (`--user USER` or `--user=USER`), without dashes.
+    long_values: &'static [&'static str],
+    /// Options whose value is shell code.
+    short_code: &'static str,
+    long_code: &'static [&'static str],
+    /// Options after which the remaining words run through a shell.
+    short_shell: &'static str,
+    long_shell: &'static [&'static str],
+    /// Options after which the remaining words are run directly (watch's `-x`).
+    short_direct: &'static str,
+    long_direct: &'static [&'static str],
+    /// Options whose effect cannot be followed.
+    short_opaque: &'static str,
+    long_opaque: &'static [&'static str],
+    /// Options with which no command runs (`sudo -e` edits files, `command -v` looks up).
+    short_none: &'static str,
+    long_none: &'static [&'static str],
+    /// Operands before the command (timeout's DURATION, chroot's NEWROOT).
+    operands: usize,
+    /// `NAME=VALUE` words before the command are assignments.
+    assignments: bool,
+    /// Arguments are added at run time.
+    appends: bool,
+    /// The remaining words are joined into shell code unless a direct option says otherwise.
+    shell_by_default: bool,
+    /// The code option comes after the operands (`flock FILE -c CODE`).
+    code_after_operands: bool,
+    /// Options may follow operands, and operands are not a command (`su USER -c CODE`).
+    permute: bool,
+}
+
+const PLAIN: Spec = Spec {
+    names: &[],
+    short_values: "",
+    long_values: &[],
+    short_code: "",
+    long_code: &[],
+    short_shell: "",
+    long_shell: &[],
+    short_direct: "",
+    long_direct: &[],
+    short_opaque: "",
+    long_opaque: &[],
+    short_none: "",
+    long_none: &[],
+    operands: 0,
+    assignments: false,
+    appends: false,
+    shell_by_default: false,
+    code_after_operands: false,
+    permute: false,
+};
+
+const WRAPPERS: &[Spec] = &[
+    Spec {
+        names: &["env"],
+        short_values: "Cu",
+        long_values: &["unset", "chdir"],
+        short_opaque: "S",
+        long_opaque: &["split-string"],
+        assignments: true,
+        ..PLAIN
+    },
+    Spec {
+        names: &["command"],
+        short_none: "vV",
+        ..PLAIN
+    },
+    Spec {
+        names: &[
+            "builtin", "nohup", "coproc", "busybox", "setsid", "unbuffer",
+        ],
+        ..PLAIN
+    },
+    Spec {
+        names: &["exec"],
+        short_values: "a",
+        ..PLAIN
+    },
+    Spec {
+        names: &["nice"],
+        short_values: "n",
+        long_values: &["adjustment"],
+        ..PLAIN
+    },
+    Spec {
+        names: &["time"],
+        short_values: "fo",
+        long_values: &["format", "output"],
+        ..PLAIN
+    },
+    Spec {
+        names: &["timeout"],
+        short_values: "sk",
+        long_values: &["signal", "kill-after"],
+        operands: 1,
+        ..PLAIN
+    },
+    Spec {
+        names: &["stdbuf"],
+        short_values: "ioe",
+        long_values: &["input", "output", "error"],
+        ..PLAIN
+    },
+    Spec {
+        names: &["ionice"],
+        short_values: "cnpPu",
+        long_values: &["class", "classdata", "pid", "pgid", "uid"],
+        ..PLAIN
+    },
+    Spec {
+        names: &["taskset"],
+        operands: 1,
+        ..PLAIN
+    },
+    Spec {
+        names: &["chroot"],
+        long_values: &["userspec", "groups"],
+        operands: 1,
+        ..PLAIN
+    },
+    Spec {
+        names: &["sudo"],
+        short_values: "aCcDgpRrTtUu",
+        long_values: &[
+            "close-from",
+            "login-class",
+            "chdir",
+            "group",
+            "prompt",
+            "chroot",
+            "role",
+            "type",
+            "command-timeout",
+            "other-user",
+            "user",
+        ],
+        short_shell: "is",
+        long_shell: &["login", "shell"],
+        short_none: "eKVv",
+        long_none: &["edit", "remove-timestamp", "version", "validate"],
+        assignments: true,
+        ..PLAIN
+    },
+    Spec {
+        names: &["doas"],
+        short_values: "aCu",
+        short_none: "sL",
+        ..PLAIN
+    },
+    Spec {
+        names: &["xargs"],
+        short_values: "aEdILnPs",
+        long_values: &[
+            "arg-file",
+            "delimiter",
+            "max-args",
+            "max-procs",
+            "max-chars",
+            "process-slot-var",
+        ],
+        appends: true,
+        ..PLAIN
+    },
+    Spec {
+        names: &["flock"],
+        short_values: "wE",
+        long_values: &["timeout", "conflict-exit-code"],
+        short_code: "c",
+        long_code: &["command"],
+        operands: 1,
+        code_after_operands: true,
+        ..PLAIN
+    },
+    Spec {
+        names: &["watch"],
+        short_values: "n",
+        long_values: &["interval"],
+        short_direct: "x",
+        long_direct: &["exec"],
+        shell_by_default: true,
+        ..PLAIN
+    },
+    Spec {
+        names: &["su", "script"],
+        short_values: "gGsw",
+        long_values: &["group", "supp-group", "shell", "whitelist-environment"],
+        short_code: "c",
+        long_code: &["command", "session-command"],
+        permute: true,
+        ..PLAIN
+    },
+];
+
+/// What `name` (a command name without its directory) runs, given its arguments.
+pub fn inner<'w>(name: &str, args: &'w [Word]) -> Inner<'w> {
+    if POSIX_SHELLS.contains(&name) {
+        return shell(args, true);
+    }
+    if OTHER_SHELLS.contains(&name) {
+        return shell(args, false);
+    }
+    match name {
+        "source" | "." => return script_operand(args.first(), true),
+        "hash" => return hash(args),
+        "eval" => return code_of(args),
+        "trap" => return trap(args),
+        "alias" => return alias(args),
+        "find" => return find(args),
+        _ => {}
+    }
+    match WRAPPERS.iter().find(|spec| spec.names.contains(&name)) {
+        Some(spec) => wrapped(spec, args),
+        None => Inner::Nothing,
+    }
+}
+
+fn code_of(words: &[Word]) -> Inner<'_> {
+    if words.is_empty() {
+        Inner::Nothing
+    } else if words.iter().any(|w| w.dynamic) {
+        Inner::Code(None)
+    } else {
+        Inner::Code(Some(
+            words.iter().map(Word::text).collect::<Vec<_>>().join(" "),
+        ))
+    }
+}
+
+fn code_word(word: Option<&Word>) -> Inner<'_> {
+    match word {
+        None => Inner::Nothing,
+        Some(w) if w.dynamic => Inner::Code(None),
+        Some(w) => Inner::Code(Some(w.text().to_string())),
+    }
+}
+
+/// `bash [options] [-c CODE | SCRIPT | -s]`: the code string, a script file (an ordinary
+/// command), or standard input.
+fn shell(args: &[Word], posix: bool) -> Inner<'_> {
+    let mut command_mode = false;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        if arg.dynamic {
+            return Inner::Opaque;
+        }
+        let text = arg.text();
+        if text == "--" || text == "-" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            if long == "command" {
+                command_mode = true;
+            }
+            i += if matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let is_option = (text.starts_with('-') || text.starts_with('+')) && text.len() > 1;
+        if !is_option {
+            break;
+        }
+        let cluster = &text[1..];
+        if cluster == "Command" || cluster == "command" || cluster.contains('c') {
+            command_mode = true;
+        }
+        i += if cluster.ends_with('o') || cluster.ends_with('O') {
+            2
+        } else {
+            1
+        };
+    }
+    if !posix {
+        return if command_mode {
+            Inner::Opaque
+        } else if i < args.len() {
+            Inner::Nothing
+        } else {
+            Inner::Stdin { posix }
+        };
+    }
+    if command_mode {
+        code_word(args.get(i))
+    } else if i < args.len() {
+        script_operand(args.get(i), posix)
+    } else {
+        Inner::Stdin { posix }
+    }
+}
+
+/// A script given by name (`bash FILE`, `source FILE`): an ordinary file's content is not known
+/// and it is checked as a command; standard input is followed; a file only known at run time
+/// (`<(…)`, `/dev/fd/3`, `$F`) cannot be checked.
+fn script_operand(word: Option<&Word>, posix: bool) -> Inner<'_> {
+    let Some(word) = word else {
+        return Inner::Nothing;
+    };
+    if word.dynamic {
+        return Inner::Opaque;
+    }
+    match word.text() {
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" => Inner::Stdin { posix },
+        path if path.starts_with("/dev/fd/") || path.starts_with("/proc/") => Inner::Opaque,
+        _ => Inner::Nothing,
+    }
+}
+
+/// `hash -p PATH NAME` makes NAME run PATH: PATH is what runs, with any arguments.
+fn hash(args: &[Word]) -> Inner<'_> {
+    let Some(i) = args.iter().position(|w| w.dynamic || w.text() == "-p") else {
+        return Inner::Nothing;
+    };
+    match args.get(i + 1) {
+        Some(path) if !args[i].dynamic && !path.dynamic => {
+            Inner::LatentCode(format!("'{}' \"$@\"", path.text().replace('\'', "'\\''")))
+        }
+        _ => Inner::Opaque,
+    }
+}
+
+/// `trap [-lp] [CODE SIGNAL...]`: the handler is code.
+fn trap(args: &[Word]) -> Inner<'_> {
+    let first = args
+        .iter()
+        .position(|w| !matches!(w.text(), "-l" | "-p" | "--") || w.dynamic);
+    match first.map(|i| &args[i]) {
+        Some(w) if !w.dynamic && w.text() == "-" => Inner::Nothing,
+        other => code_word(other),
+    }
+}
+
+/// `alias NAME=VALUE...`: each value is code that runs where the alias is used, with arguments.
+fn alias(args: &[Word]) -> Inner<'_> {
+    let mut code = Vec::new();
+    for arg in args {
+        if arg.dynamic {
+            return Inner::Opaque;
+        }
+        if let Some((_, value)) = arg.text().split_once('=') {
+            code.push(format!("{value} \"$@\""));
+        }
+    }
+    if code.is_empty() {
+        Inner::Nothing
+    } else {
+        Inner::LatentCode(code.join("\n"))
+    }
+}
+
+/// `find … -exec CMD ARGS ;` (also `-execdir`, `-ok`, `-okdir`, and `+`): `{}` is replaced by
+/// file names.
+fn find(args: &[Word]) -> Inner<'_> {
+    let mut commands = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        if !args[i].dynamic && matches!(args[i].text(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let start = i + 1;
+            let mut end = start;
+            while end < args.len() && !matches!(args[end].text(), ";" | "+") {
+                end += 1;
+            }
+            let words: Vec<Word> = args[start..end]
+                .iter()
+                .map(|w| {
+                    if w.text().contains("{}") {
+                        let mut w = w.clone();
+                        w.dynamic = true;
+                        w.template = vec![Glob::Any];
+                        w
+                    } else {
+                        w.clone()
+                    }
+                })
+                .collect();
+            if !words.is_empty() {
+                commands.push(words);
+            }
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    if commands.is_empty() {
+        Inner::Nothing
+    } else {
+        Inner::Commands(commands)
+    }
+}
+
+fn is_assignment(text: &str) -> bool {
+    match text.split_once('=') {
+        Some((name, _)) => {
+            let mut chars = name.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        None => false,
+    }
+}
+
+/// Reads a wrapper's options as its `getopt` would and returns what runs.
+fn wrapped<'w>(spec: &Spec, args: &'w [Word]) -> Inner<'w> {
+    let mut shell = spec.shell_by_default;
+    let mut operands = 0;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        if arg.dynamic {
+            if spec.permute {
+                // An operand of su or script (a user name, a file) runs nothing.
+                i += 1;
+                continue;
+            }
+            return Inner::Opaque;
+        }
+        let text = arg.text();
+        if text == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--").filter(|l| !l.is_empty()) {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            if spec.long_code.contains(&name) {
+                return match value {
+                    Some(code) => Inner::Code(Some(code.to_string())),
+                    None => code_word(args.get(i + 1)),
+                };
+            }
+            if spec.long_opaque.contains(&name) {
+                return Inner::Opaque;
+            }
+            if spec.long_none.contains(&name) {
+                return Inner::Nothing;
+            }
+            if spec.long_shell.contains(&name) {
+                shell = true;
+            }
+            if spec.long_direct.contains(&name) {
+                shell = false;
+            }
+            let takes_next = value.is_none() && spec.long_values.contains(&name);
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        if text.len() > 1 && text.starts_with('-') {
+            let cluster: Vec<char> = text[1..].chars().collect();
+            let mut takes_next = false;
+            for (k, c) in cluster.iter().enumerate() {
+                let attached: String = cluster[k + 1..].iter().collect();
+                if spec.short_code.contains(*c) {
+                    return if attached.is_empty() {
+                        code_word(args.get(i + 1))
+                    } else {
+                        Inner::Code(Some(attached))
+                    };
+                }
+                if spec.short_opaque.contains(*c) {
+                    return Inner::Opaque;
+                }
+                if spec.short_none.contains(*c) {
+                    return Inner::Nothing;
+                }
+                if spec.short_shell.contains(*c) {
+                    shell = true;
+                }
+                if spec.short_direct.contains(*c) {
+                    shell = false;
+                }
+                if spec.short_values.contains(*c) {
+                    takes_next = attached.is_empty();
+                    break;
+                }
+            }
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        if spec.assignments && is_assignment(text) {
+            i += 1;
+            continue;
+        }
+        if spec.permute {
+            operands += 1;
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if spec.permute {
+        let _ = operands;
+        return Inner::Nothing;
+    }
+    let Some(rest) = args.get(i + spec.operands..) else {
+        return Inner::Nothing;
+    };
+    if spec.code_after_operands {
+        if let Some(first) = rest.first().filter(|w| !w.dynamic) {
+            match first.text() {
+                "-c" | "--command" => return code_word(rest.get(1)),
+                text => {
+                    if let Some(code) = text.strip_prefix("--command=") {
+                        return Inner::Code(Some(code.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    if rest.is_empty() {
+        Inner::Nothing
+    } else if shell {
+        code_of(rest)
+    } else {
+        Inner::Command {
+            words: rest,
+            appends: spec.appends,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<Word> {
+        line.split(' ').map(Word::literal).collect()
+    }
+
+    fn inner_of(line: &str) -> Inner<'static> {
+        let all: &'static [Word] = Vec::leak(words(line));
+        inner(all[0].text(), &all[1..])
+    }
+
+    fn command(line: &str) -> Inner<'static> {
+        Inner::Command {
+            words: Vec::leak(words(line)),
+            appends: false,
+        }
+    }
+
+    #[test]
+    fn finds_the_command_behind_options() {
+        assert_eq!(inner_of("sudo -u root -E rm -rf x"), command("rm -rf x"));
+        assert_eq!(inner_of("sudo -uroot rm x"), command("rm x"));
+        assert_eq!(inner_of("env -i A=1 -- rm x"), command("rm x"));
+        assert_eq!(inner_of("env -u HOME A=1 rm x"), command("rm x"));
+        assert_eq!(inner_of("timeout -s KILL 5 rm x"), command("rm x"));
+        assert_eq!(inner_of("timeout --signal=KILL 5 rm x"), command("rm x"));
+        assert_eq!(inner_of("nice -n 5 rm x"), command("rm x"));
+        assert_eq!(inner_of("nice -5 rm x"), command("rm x"));
+        assert_eq!(inner_of("chroot /srv rm x"), command("rm x"));
+        assert_eq!(
+            inner_of("xargs -0 -n 1 rm"),
+            Inner::Command {
+                words: Vec::leak(words("rm")),
+                appends: true
+            }
+        );
+        assert_eq!(inner_of("timeout 5"), Inner::Nothing);
+        assert_eq!(inner_of("ls -la"), Inner::Nothing);
+        assert_eq!(inner_of("command -v rm"), Inner::Nothing);
+    }
+
+    #[test]
+    fn follows_code_strings() {
+        let code = |s: &str| Inner::Code(Some(s.to_string()));
+        assert_eq!(inner_of("bash -c rm"), code("rm"));
+        assert_eq!(inner_of("bash -lc rm"), code("rm"));
+        assert_eq!(inner_of("sh -e -o pipefail -c rm"), code("rm"));
+        assert_eq!(inner_of("bash script.sh"), Inner::Nothing);
+        assert_eq!(inner_of("bash /dev/stdin"), Inner::Stdin { posix: true });
+        assert_eq!(inner_of("source /dev/fd/3"), Inner::Opaque);
+        assert_eq!(
+            inner_of("hash -p /bin/rm ls"),
+            Inner::LatentCode("'/bin/rm' \"$@\"".to_string())
+        );
+        assert_eq!(inner_of("bash"), Inner::Stdin { posix: true });
+        assert_eq!(inner_of("eval rm -rf x"), code("rm -rf x"));
+        assert_eq!(inner_of("sudo -s rm -rf x"), code("rm -rf x"));
+        assert_eq!(inner_of("su root -c rm"), code("rm"));
+        assert_eq!(inner_of("flock /tmp/l -c rm"), code("rm"));
+        assert_eq!(inner_of("watch -n 1 rm x"), code("rm x"));
+        assert_eq!(inner_of("watch -x rm x"), command("rm x"));
+        assert_eq!(inner_of("trap rm EXIT"), code("rm"));
+        assert_eq!(inner_of("fish -c rm"), Inner::Opaque);
+        assert_eq!(inner_of("env -S rm"), Inner::Opaque);
+        assert_eq!(
+            inner_of("alias r=rm"),
+            Inner::LatentCode("rm \"$@\"".to_string())
+        );
+    }
+
+    #[test]
+    fn finds_exec_clauses() {
+        let Inner::Commands(list) = inner_of("find . -name x -exec rm -f {} ; -print") else {
+            panic!("no commands");
+        };
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0][0].text(), "rm");
+        assert_eq!(list[0][2].template, vec![Glob::Any]);
+    }
+}

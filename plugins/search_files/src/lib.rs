@@ -1,0 +1,253 @@
+//! The `search_files` tool: a regex search over a directory tree, each hit shown with the line
+//! before and after it, in Cline's result format.
+//!
+//! The search runs in process with ripgrep's own libraries (`ignore` for a parallel walk,
+//! `grep-regex` and `grep-searcher` per file) rather than by starting `rg`. Results come in the
+//! order of `rg --sort path` whichever thread finds them, so the same search always gives the
+//! same text; at most 300 results and 0.25 MiB of text are returned, with Cline's headers and
+//! notices. Files `.clineignore` blocks never appear.
+//!
+//! The pieces work without a host: [`search`] gathers the hits, [`format_results`] writes the
+//! text.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use search_files::{format_results, search, Gate, Query, MAX_RESULTS};
+//!
+//! struct Everything;
+//! impl Gate for Everything {
+//!     fn allows(&self, _: &Path) -> bool { true }
+//!     fn is_cancelled(&self) -> bool { false }
+//! }
+//!
+//! let query = Query { regex: r"TODO\b", file_pattern: Some("*.rs"), include_hidden: false };
+//! let files = search(Path::new("/work/project/src"), &query, MAX_RESULTS, &Everything)?;
+//! println!("{}", format_results(&files, Path::new("/work/project")));
+//! # Ok::<(), search_files::SearchError>(())
+//! ```
+//!
+//! Differences from Cline, all deliberate:
+//! - Hidden files and files that `.gitignore`/`.ignore` exclude are not searched (ripgrep's
+//!   defaults). Cline searches them because it always passes a `--glob` to ripgrep; the setting
+//!   `search_files.include_hidden = true` restores that.
+//! - Context lines belong to their own match in their own file. Cline attaches each context line
+//!   to the last match it parsed, so a file's first line of context was lost, and a match's line
+//!   before often showed up after the previous match, even in another file. A line between two
+//!   matches is shown once, after the first.
+//! - Files come in `rg --sort path` order; Cline shows them in whatever order ripgrep's threads
+//!   finish, so its results (and which ones survive the cap) vary from run to run.
+//! - `file_pattern` is relative to the searched directory; Cline's ripgrep anchored patterns with
+//!   a `/` at the editor's working directory, where they matched nothing.
+//! - An unreadable file is skipped; in Cline any ripgrep error message (an unreadable file, a bad
+//!   line in a `.gitignore`) turned the whole search into `Found 0 results.`.
+//! - A line that is not valid UTF-8 is shown with replacement characters; Cline showed it empty.
+//! - A binary file is skipped even when `path` names it; ripgrep searches a named file as text.
+//! - The cap is exact: Cline stopped reading ripgrep after 1,500 lines of JSON, so matches with
+//!   much context, or many small files, could show fewer than 300 results.
+//! - An invalid regex or a missing path gives `Found 0 results.` as Cline does, but cannot count
+//!   as a mistake: the host offers no way to count one for a successful result.
+
+mod collect;
+mod format;
+mod read;
+mod search;
+mod sink;
+mod walk;
+
+pub use collect::{Collector, FileHits};
+pub use format::{
+    display_path, format_results, MAX_OUTPUT_BYTES, MAX_RESULTS, NO_RESULTS, TRUNCATION_NOTICE,
+};
+pub use read::{FileReader, WHOLE_FILE_LIMIT};
+pub use search::{search, Gate, Query, SearchError};
+pub use sink::{FileSink, Hit};
+pub use walk::{walker, DEFAULT_PATTERN};
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+use tool_api::sdk::prelude::*;
+
+/// The setting that restores Cline's search of hidden and ignored files.
+pub const INCLUDE_HIDDEN_SETTING: &str = "search_files.include_hidden";
+
+const DESCRIPTION: &str = "Search the files under a directory for a regular expression and see \
+every matching line with the line before and after it, grouped by file. The regex uses Rust \
+syntax (no look-around or back-references; escape literal braces and other special characters). \
+`file_pattern` narrows the search to files matching a glob such as `*.ts` or `!*.test.ts`. \
+Unless configured otherwise, hidden files and files excluded by .gitignore are not searched. At most 300 results are shown; \
+when there are more, search a smaller directory or use a more specific pattern. Use it to find \
+where something is defined or used before reading or changing files.";
+
+/// The search_files tool.
+#[derive(Debug, Default)]
+pub struct SearchFiles;
+
+impl Tool for SearchFiles {
+    fn specs(&self) -> Vec<ToolSpec> {
+        vec![ToolSpec::simple(
+            "search_files",
+            DESCRIPTION,
+            &[
+                (
+                    "path",
+                    "The directory to search, recursively, relative to the current working \
+                     directory (or a single file).",
+                    true,
+                ),
+                (
+                    "regex",
+                    "The regular expression to look for, in Rust regex syntax.",
+                    true,
+                ),
+                (
+                    "file_pattern",
+                    "A glob the searched files must match, e.g. `*.rs`; a leading `!` excludes \
+                     instead. Every file when left out.",
+                    false,
+                ),
+            ],
+        )
+        .approval(ApprovalCategory::Read)
+        .path_params(&["path"])
+        .read_only()]
+    }
+
+    fn describe(&self, call: &Call) -> String {
+        let regex = call.params.string_or_empty("regex");
+        match call.params.string("file_pattern").filter(|p| !p.is_empty()) {
+            Some(pattern) => format!("[search_files for '{regex}' in '{pattern}']"),
+            None => format!("[search_files for '{regex}']"),
+        }
+    }
+
+    fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+        let path = call.params.required_nonblank("path")?;
+        let regex = call.params.required("regex")?;
+        let file_pattern = call.params.string("file_pattern");
+        let verdict = ctx.check_path(&path)?;
+        let query = Query {
+            regex: &regex,
+            file_pattern: file_pattern.as_deref(),
+            include_hidden: ctx.setting::<bool>(INCLUDE_HIDDEN_SETTING).unwrap_or(false),
+        };
+        let gate = HostGate::new(ctx);
+        let root = PathBuf::from(&verdict.absolute);
+        let result = match search(&root, &query, MAX_RESULTS, &gate) {
+            Ok(files) => format_results(&files, Path::new(&call.task.cwd)),
+            Err(SearchError::Cancelled) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::FAILED,
+                    "The search was cancelled.",
+                ))
+            }
+            // Cline reports a search that could not run (bad regex, bad glob, missing path) as
+            // finding nothing.
+            Err(e) => {
+                ctx.log_debug(&format!("search_files: {e}"));
+                NO_RESULTS.to_string()
+            }
+        };
+        ctx.say("tool", &ui_message(&verdict, &result, &regex, file_pattern));
+        Ok(ToolContent::text(result))
+    }
+}
+
+/// The `say("tool")` message: Cline's `searchFiles` payload.
+fn ui_message(
+    verdict: &PathVerdict,
+    result: &str,
+    regex: &str,
+    file_pattern: Option<String>,
+) -> String {
+    let mut message = Map::new();
+    message.insert("tool".into(), json!("searchFiles"));
+    message.insert("path".into(), json!(verdict.display));
+    message.insert("content".into(), json!(result));
+    message.insert("regex".into(), json!(regex));
+    if let Some(pattern) = file_pattern {
+        message.insert("filePattern".into(), json!(pattern));
+    }
+    message.insert(
+        "operationIsLocatedInWorkspace".into(),
+        json!(verdict.inside_workspace),
+    );
+    Value::Object(message).to_string()
+}
+
+/// The host's `.clineignore` verdicts and cancellation, for the search threads.
+struct HostGate<'c, 'h> {
+    ctx: &'c Ctx<'h>,
+    /// Whether `.clineignore` has rules at all. A non-empty `.clineignore` always blocks
+    /// itself, so asking about it once tells whether any file can be blocked; without rules the
+    /// search asks nothing per file.
+    active: bool,
+}
+
+impl<'c, 'h> HostGate<'c, 'h> {
+    fn new(ctx: &'c Ctx<'h>) -> Self {
+        let active = ctx.check_path(".clineignore").map_or(true, |v| v.ignored);
+        Self { ctx, active }
+    }
+}
+
+impl Gate for HostGate<'_, '_> {
+    fn allows(&self, file: &Path) -> bool {
+        if !self.active {
+            return true;
+        }
+        // A verdict the host cannot give blocks: the rule is a policy, so fail closed.
+        self.ctx
+            .check_path(&file.to_string_lossy())
+            .is_ok_and(|v| !v.ignored)
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+}
+
+tool_api::submit_tool!(SearchFiles);
+tool_api::export_plugin!();
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn call(params: &str) -> Call {
+        Call {
+            name: "search_files".into(),
+            call_id: "c".into(),
+            params: Params::from_json(params).unwrap(),
+            task: TaskContext::default(),
+        }
+    }
+
+    #[test]
+    fn describe_names_the_regex_and_the_pattern() {
+        let tool = SearchFiles;
+        assert_eq!(
+            tool.describe(&call(r#"{"path":".","regex":"a|b"}"#)),
+            "[search_files for 'a|b']"
+        );
+        assert_eq!(
+            tool.describe(&call(r#"{"path":".","regex":"x","file_pattern":"*.rs"}"#)),
+            "[search_files for 'x' in '*.rs']"
+        );
+        assert_eq!(
+            tool.describe(&call(r#"{"path":".","regex":"x","file_pattern":""}"#)),
+            "[search_files for 'x']"
+        );
+    }
+
+    #[test]
+    fn the_spec_declares_a_read_of_the_path() {
+        let spec = &SearchFiles.specs()[0];
+        assert_eq!(spec.name, "search_files");
+        assert_eq!(spec.required_params(), ["path", "regex"]);
+        assert_eq!(spec.approval, Some(ApprovalCategory::Read));
+        assert_eq!(spec.path_params, ["path"]);
+        assert!(spec.read_only && !spec.destructive);
+    }
+}
