@@ -16,7 +16,8 @@ use abi_stable::std_types::{RErr, ROk, RStr};
 use serde_json::{json, Map, Value};
 use tool_api::abi::{HostServices_TO, ToolCall, ToolError, ToolErrorKind};
 use tool_api::model::{
-    ApprovalDecision, ApprovalRequest, AskResponse, ContentBlock, TaskContext, ToolContent,
+    ApprovalDecision, ApprovalRequest, AskResponse, ContentBlock, PathVerdict, TaskContext,
+    ToolContent,
 };
 use tool_api::texts;
 
@@ -28,6 +29,7 @@ use crate::services::{CallServices, Cancellation};
 use crate::settings::Settings;
 use crate::task::TaskState;
 use crate::ui::Ui;
+use crate::workers::Workers;
 
 /// How deep tools may call tools through `invoke_tool`.
 const MAX_NESTING: u32 = 8;
@@ -59,6 +61,7 @@ pub struct Host {
     task: TaskState,
     task_id: String,
     hooks: Hooks,
+    workers: Workers,
     me: Weak<Host>,
 }
 
@@ -76,7 +79,9 @@ impl Host {
         Self::with_registry(config, registry)
     }
 
-    fn with_registry(config: HostConfig, registry: Registry) -> Arc<Self> {
+    /// Builds the host around an already loaded registry (a curated bundle's: see
+    /// [`crate::bundle`]); `config.plugin_dirs` is then not searched.
+    pub fn with_registry(config: HostConfig, registry: Registry) -> Arc<Self> {
         let task = TaskState::default();
         if config.settings.lookup("agent.mode").and_then(Value::as_str) == Some("plan") {
             task.set_mode(tool_api::model::Mode::Plan);
@@ -102,6 +107,7 @@ impl Host {
             task,
             task_id: config.task_id,
             hooks,
+            workers: Workers::default(),
             me: me.clone(),
         })
     }
@@ -277,22 +283,28 @@ impl Host {
             .filter_map(|p| params.get(p).and_then(value_as_string))
             .filter(|p| !p.is_empty())
             .collect();
-        for path in &paths {
-            if self.workspace.verdict(path).ignored {
-                return Err(ToolError::new(
-                    ToolErrorKind::BLOCKED,
-                    texts::clineignore_error(path),
-                ));
-            }
+        // Each path is resolved once per call: the boundary check follows symlinks on disk.
+        let verdicts: Vec<PathVerdict> = paths.iter().map(|p| self.workspace.verdict(p)).collect();
+        if let Some(blocked) = verdicts.iter().find(|v| v.ignored) {
+            return Err(ToolError::new(
+                ToolErrorKind::BLOCKED,
+                texts::clineignore_error(&blocked.path),
+            ));
         }
         if let Some(category) = tool.spec.approval {
+            let inside = verdicts.iter().all(|v| v.inside_workspace);
+            let message = match verdicts.first() {
+                Some(v) if v.inside_workspace => format!("{name} wants to use {}", v.display),
+                Some(v) => format!("{name} wants to use {} (outside the workspace)", v.display),
+                None => format!("{name} wants to run"),
+            };
             let request = ApprovalRequest {
                 tool: name.to_string(),
                 category,
                 path: paths.first().cloned(),
-                message: approval_message(name, &paths, &self.workspace),
+                message,
             };
-            let decision = self.decide_approval(&request);
+            let decision = self.decide_approval_for(&request, inside);
             if !decision.approved {
                 return Err(denied(decision.feedback));
             }
@@ -390,7 +402,17 @@ impl Host {
     /// Applies the approval policy: `--yes`, subagents and auto-approved categories go ahead;
     /// otherwise the user is asked, or, with nobody to ask, the request is denied.
     pub fn decide_approval(&self, request: &ApprovalRequest) -> ApprovalDecision {
-        let (decision, how) = self.approval_decision(request);
+        let inside = request
+            .path
+            .as_deref()
+            .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
+        self.decide_approval_for(request, inside)
+    }
+
+    /// [`Host::decide_approval`] when it is already known whether the operation stays inside
+    /// the workspace.
+    fn decide_approval_for(&self, request: &ApprovalRequest, inside: bool) -> ApprovalDecision {
+        let (decision, how) = self.approval_decision(request, inside);
         let verdict = if decision.approved {
             "approved"
         } else {
@@ -404,7 +426,11 @@ impl Host {
         decision
     }
 
-    fn approval_decision(&self, request: &ApprovalRequest) -> (ApprovalDecision, &'static str) {
+    fn approval_decision(
+        &self,
+        request: &ApprovalRequest,
+        inside: bool,
+    ) -> (ApprovalDecision, &'static str) {
         let approved = ApprovalDecision {
             approved: true,
             feedback: None,
@@ -412,10 +438,6 @@ impl Host {
         if self.approval == ApprovalMode::ApproveAll {
             return (approved, "--yes");
         }
-        let inside = request
-            .path
-            .as_deref()
-            .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
         if auto_approves(&self.settings.auto_approve, request.category, inside) {
             return (approved, "auto-approved by the settings");
         }
@@ -468,25 +490,21 @@ impl Host {
         let params_json = Value::Object(params.clone()).to_string();
         let context_json = serde_json::to_string(&self.context(false)).unwrap_or_default();
         let (sender, receiver) = mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name(format!("tool:{name}"))
-            .spawn(move || {
-                let host = HostServices_TO::from_ptr(&services, TD_Opaque);
-                let call = tool_call(&tool_name, &params_json, &context_json);
-                let result = match handler.handler.execute(call, host) {
-                    ROk(output) => serde_json::from_str::<ToolContent>(
-                        output.content_json.as_str(),
-                    )
+        let spawned = self.workers.run(Box::new(move || {
+            let host = HostServices_TO::from_ptr(&services, TD_Opaque);
+            let call = tool_call(&tool_name, &params_json, &context_json);
+            let result = match handler.handler.execute(call, host) {
+                ROk(output) => serde_json::from_str::<ToolContent>(output.content_json.as_str())
                     .map_err(|e| {
                         ToolError::new(
                             ToolErrorKind::INTERNAL,
                             format!("the tool returned malformed content: {e}"),
                         )
                     }),
-                    RErr(e) => Err(e),
-                };
-                let _ = sender.send(result);
-            });
+                RErr(e) => Err(e),
+            };
+            let _ = sender.send(result);
+        }));
         if let Err(e) = spawned {
             return Err(ToolError::new(
                 ToolErrorKind::INTERNAL,
@@ -605,21 +623,6 @@ fn tool_call<'a>(name: &'a str, params_json: &'a str, context_json: &'a str) -> 
         call_id: RStr::from(""),
         params_json: RStr::from(params_json),
         context_json: RStr::from(context_json),
-    }
-}
-
-fn approval_message(name: &str, paths: &[String], workspace: &Workspace) -> String {
-    match paths.first() {
-        Some(path) => {
-            let verdict = workspace.verdict(path);
-            let place = if verdict.inside_workspace {
-                ""
-            } else {
-                " (outside the workspace)"
-            };
-            format!("{name} wants to use {}{place}", verdict.display)
-        }
-        None => format!("{name} wants to run"),
     }
 }
 

@@ -42,6 +42,7 @@ pub mod session;
 pub mod settings;
 pub mod task;
 pub mod ui;
+pub mod workers;
 
 pub use executor::{Host, HostConfig};
 pub use outcome::CallOutcome;

@@ -20,5 +20,6 @@ mod read_file;
 mod replace_in_file;
 mod replay;
 mod search_files;
+mod subagents;
 mod third_party;
 mod web_tools;

@@ -75,9 +75,10 @@ const DESCRIPTION: &str = "Search the files under a directory for a regular expr
 every matching line with the line before and after it, grouped by file. The regex uses Rust \
 syntax (no look-around or back-references; escape literal braces and other special characters). \
 `file_pattern` narrows the search to files matching a glob such as `*.ts` or `!*.test.ts`. \
-Unless configured otherwise, hidden files and files excluded by .gitignore are not searched. At most 300 results are shown; \
-when there are more, search a smaller directory or use a more specific pattern. Use it to find \
-where something is defined or used before reading or changing files.";
+Unless configured otherwise, hidden files and files excluded by .gitignore are not searched. At \
+most 300 results are shown; when there are more, search a smaller directory or use a more \
+specific pattern. Use it to find where something is defined or used before reading or changing \
+files.";
 
 /// The search_files tool.
 #[derive(Debug, Default)]

@@ -1,0 +1,229 @@
+//! The settings the tool reads: `[llm]` (where the model is and how to talk to it) and
+//! `[subagents]` (the gate and the turn limit).
+//!
+//! Values are read as JSON through web_support's accessors so that a mistyped key is reported
+//! with its name instead of being ignored.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use web_support::settings::{nonblank_string, positive_int, string};
+use web_support::{ConfigError, NetSettings, ProxySetting, SettingSource};
+
+/// Requests one subagent may make when `subagents.max_turns` is not set.
+pub const DEFAULT_MAX_TURNS: u64 = 25;
+
+/// The time one model request may take when `llm.timeout_ms` is not set (a non-streamed answer
+/// of a slow model can take minutes).
+pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
+
+/// Attempts per request when `llm.retry_attempts` is not set (Cline's 3).
+pub const DEFAULT_RETRY_ATTEMPTS: u64 = 3;
+
+/// The first retry delay when `llm.retry_delay_ms` is not set (Cline's 2000 ms, doubled per try).
+pub const DEFAULT_RETRY_DELAY_MS: u64 = 2_000;
+
+/// Output tokens asked for when `llm.max_tokens` is not set (Anthropic's API requires a value).
+pub const DEFAULT_MAX_TOKENS: u64 = 8_192;
+
+/// The error when no endpoint is configured; it names every key the user has to set.
+pub const NO_ENDPOINT: &str = "use_subagents has no LLM endpoint to run subagents against. Set \
+llm.base_url (the API's base URL), llm.model (the model id), llm.protocol (\"openai\" for \
+OpenAI-compatible chat completions or \"anthropic\" for Anthropic messages) and llm.api_key_env \
+(the environment variable holding the API key; leave it out for an endpoint without a key) in the \
+[llm] section of the settings file.";
+
+/// Which API the endpoint speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// OpenAI-compatible chat completions: `POST {base_url}/chat/completions`.
+    OpenAi,
+    /// Anthropic messages: `POST {base_url}/v1/messages`.
+    Anthropic,
+}
+
+/// The model endpoint (`[llm]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LlmSettings {
+    /// The API's base URL without a trailing slash.
+    pub base_url: String,
+    /// The model id sent with every request.
+    pub model: String,
+    /// The wire protocol.
+    pub protocol: Protocol,
+    /// The environment variable holding the API key, if the endpoint needs one.
+    pub api_key_env: Option<String>,
+    /// Output tokens per request (always sent to Anthropic, to OpenAI only when set).
+    pub max_tokens: Option<u64>,
+    /// The model's context window, when known (`llm.context_window`): shown as peak usage.
+    pub context_window: Option<u64>,
+    /// Attempts per request for failures worth retrying (5xx, 429, timeouts, connections).
+    pub retry_attempts: u64,
+    /// The delay before the first retry; doubled for each later one.
+    pub retry_delay: Duration,
+    /// Timeout, proxy and extra roots for the HTTP client.
+    pub net: NetSettings,
+}
+
+impl LlmSettings {
+    /// Reads `[llm]`; [`NO_ENDPOINT`] when neither `llm.base_url` nor `llm.model` is set.
+    pub fn read(source: &dyn SettingSource) -> Result<Self, ConfigError> {
+        let base_url = nonblank_string(source, "llm.base_url")?;
+        let model = nonblank_string(source, "llm.model")?;
+        let (base_url, model) = match (base_url, model) {
+            (Some(base_url), Some(model)) => (base_url, model),
+            (None, None) => return Err(ConfigError(NO_ENDPOINT.to_string())),
+            (None, Some(_)) => return Err(missing_key("llm.base_url")),
+            (Some(_), None) => return Err(missing_key("llm.model")),
+        };
+        let protocol = match string(source, "llm.protocol")?.as_deref().map(str::trim) {
+            None | Some("openai") => Protocol::OpenAi,
+            Some("anthropic") => Protocol::Anthropic,
+            Some(other) => {
+                return Err(ConfigError(format!(
+                "The setting llm.protocol must be \"openai\" or \"anthropic\" (found \"{other}\")."
+            )))
+            }
+        };
+        let timeout_ms = positive_int(source, "llm.timeout_ms")?.unwrap_or(DEFAULT_TIMEOUT_MS);
+        let proxy = match string(source, "llm.proxy")?.as_deref().map(str::trim) {
+            None => ProxySetting::FromEnvironment,
+            Some(p) if p.eq_ignore_ascii_case("none") => ProxySetting::Off,
+            Some("") => return Err(ConfigError(
+                "The setting llm.proxy is empty: give a proxy URL, or \"none\" to use no proxy."
+                    .to_string(),
+            )),
+            Some(url) => ProxySetting::Url {
+                url: url.to_string(),
+                no_proxy: string(source, "llm.no_proxy")?,
+            },
+        };
+        Ok(Self {
+            base_url: base_url.trim().trim_end_matches('/').to_string(),
+            model: model.trim().to_string(),
+            protocol,
+            api_key_env: nonblank_string(source, "llm.api_key_env")?.map(|s| s.trim().to_string()),
+            max_tokens: positive_int(source, "llm.max_tokens")?,
+            context_window: positive_int(source, "llm.context_window")?,
+            retry_attempts: positive_int(source, "llm.retry_attempts")?
+                .unwrap_or(DEFAULT_RETRY_ATTEMPTS),
+            retry_delay: Duration::from_millis(
+                positive_int(source, "llm.retry_delay_ms")?.unwrap_or(DEFAULT_RETRY_DELAY_MS),
+            ),
+            net: NetSettings {
+                timeout: Duration::from_millis(timeout_ms),
+                proxy,
+                ca_file: nonblank_string(source, "llm.ca_file")?.map(PathBuf::from),
+            },
+        })
+    }
+
+    /// The API key from the environment; an error when the named variable is unset or empty.
+    pub fn api_key(&self) -> Result<Option<String>, ConfigError> {
+        let Some(name) = &self.api_key_env else {
+            return Ok(None);
+        };
+        match std::env::var(name) {
+            Ok(key) if !key.trim().is_empty() => Ok(Some(key.trim().to_string())),
+            _ => Err(ConfigError(format!(
+                "The environment variable {name} (named by llm.api_key_env) holds no API key."
+            ))),
+        }
+    }
+}
+
+fn missing_key(key: &str) -> ConfigError {
+    ConfigError(format!("The setting {key} is missing. {NO_ENDPOINT}"))
+}
+
+/// Whether subagents are enabled (`subagents.enabled`, default false as in Cline).
+pub fn enabled(source: &dyn SettingSource) -> Result<bool, ConfigError> {
+    match source.value("subagents.enabled") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(other) => Err(ConfigError(format!(
+            "The setting subagents.enabled must be true or false (found {other})."
+        ))),
+    }
+}
+
+/// Requests one subagent may make (`subagents.max_turns`).
+pub fn max_turns(source: &dyn SettingSource) -> Result<u64, ConfigError> {
+    Ok(positive_int(source, "subagents.max_turns")?.unwrap_or(DEFAULT_MAX_TURNS))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn no_endpoint_names_the_keys() {
+        assert_eq!(
+            LlmSettings::read(&json!({})),
+            Err(ConfigError(NO_ENDPOINT.to_string()))
+        );
+        assert_eq!(
+            LlmSettings::read(&json!({"llm": {"model": "m"}})).map_err(|e| e.0),
+            Err(format!(
+                "The setting llm.base_url is missing. {NO_ENDPOINT}"
+            ))
+        );
+    }
+
+    #[test]
+    fn a_full_section_is_read() {
+        let settings = json!({"llm": {
+            "base_url": "http://127.0.0.1:9/v1/",
+            "model": "small",
+            "protocol": "anthropic",
+            "api_key_env": "KEY",
+            "max_tokens": 100,
+            "context_window": 200000,
+            "retry_attempts": 1,
+            "retry_delay_ms": 5,
+            "timeout_ms": 250,
+            "proxy": "none",
+        }});
+        assert_eq!(
+            LlmSettings::read(&settings),
+            Ok(LlmSettings {
+                base_url: "http://127.0.0.1:9/v1".to_string(),
+                model: "small".to_string(),
+                protocol: Protocol::Anthropic,
+                api_key_env: Some("KEY".to_string()),
+                max_tokens: Some(100),
+                context_window: Some(200_000),
+                retry_attempts: 1,
+                retry_delay: Duration::from_millis(5),
+                net: NetSettings {
+                    timeout: Duration::from_millis(250),
+                    proxy: ProxySetting::Off,
+                    ca_file: None,
+                },
+            })
+        );
+    }
+
+    #[test]
+    fn an_unknown_protocol_is_refused() {
+        let settings = json!({"llm": {"base_url": "http://x", "model": "m", "protocol": "grpc"}});
+        assert_eq!(
+            LlmSettings::read(&settings),
+            Err(ConfigError(
+                "The setting llm.protocol must be \"openai\" or \"anthropic\" (found \"grpc\")."
+                    .to_string()
+            ))
+        );
+    }
+
+    #[test]
+    fn the_gate_and_the_turn_limit_have_defaults() {
+        assert_eq!(enabled(&json!({})), Ok(false));
+        assert_eq!(enabled(&json!({"subagents": {"enabled": true}})), Ok(true));
+        assert_eq!(max_turns(&json!({})), Ok(25));
+        assert_eq!(max_turns(&json!({"subagents": {"max_turns": 3}})), Ok(3));
+    }
+}
