@@ -23,6 +23,7 @@ use tool_api::texts;
 
 use crate::hooks::{HookInput, HookName, HookOutcome, Hooks, PRE_TOOL_USE_EXEMPT};
 use crate::outcome::CallOutcome;
+use crate::parser::{coerce_to_schema, parse_arguments};
 use crate::plugins::{RegisteredTool, Registry};
 use crate::policy::{auto_approves, ApprovalMode, Workspace};
 use crate::services::{CallServices, Cancellation};
@@ -205,6 +206,7 @@ impl Host {
             Ok(params) => params,
             Err(e) => return self.finish(name, format!("[{name}]"), Err(e)),
         };
+        coerce_to_schema(&mut params, &tool.spec.input_schema);
         canonicalize(name, &mut params);
         let description = describe(&tool, name, &params, &self.context(false));
         let result = if depth > MAX_NESTING {
@@ -585,12 +587,15 @@ impl Drop for Host {
     }
 }
 
-/// Parses the parameters: a JSON object (or nothing).
+/// Parses the parameters leniently, as models write them: strict JSON, else JSON5, else what
+/// can be salvaged from a truncated object. Nothing usable is an invalid-parameters error.
 fn parse_params(json: &str) -> Result<Map<String, Value>, ToolError> {
-    if json.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    tool_api::sdk::Params::from_json(json).map(|p| p.as_map().clone())
+    parse_arguments(json).ok_or_else(|| {
+        ToolError::new(
+            ToolErrorKind::INVALID_PARAMS,
+            "The tool parameters are not a JSON object (nor anything that could be read as one).",
+        )
+    })
 }
 
 /// A parameter as Cline sees it: strings as they are, other JSON as text, null as absent.

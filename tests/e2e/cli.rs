@@ -160,3 +160,23 @@ fn schemas_come_from_the_loaded_specs() {
     assert!(prompt.contains("- start_line: (optional) "));
     assert!(prompt.contains("Usage:\n<read_file>\n<path>path here</path>\n<start_line>start_line here</start_line>\n<end_line>end_line here</end_line>\n</read_file>\n"));
 }
+
+#[test]
+fn native_arguments_are_read_leniently_and_coerced_to_the_schema() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("read_file");
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let (host, _ui) = crate::in_process::host(plugins.path(), ws.path());
+    // JSON5 (single quotes, a trailing comma) and a number where the schema wants a string.
+    let lenient = host.call("read_file", "{path: 'a.txt', start_line: 2,}");
+    assert_eq!(lenient.model_text(), "2 | two\n3 | three\n\n(File has 3 lines total.)");
+    // A stream cut in the middle of the object still yields the complete pairs.
+    let truncated = host.call("read_file", r#"{"path": "a.txt", "end_line": "1"#);
+    assert_eq!(
+        truncated.model_text(),
+        "[File already read] The file 'a.txt' was already read earlier in this conversation. Returning content:\n1 | one\n\n(Showing lines 1-1 of 3 total. Use start_line=2 to continue reading.)"
+    );
+    let garbage = host.call("read_file", "certainly not arguments");
+    assert!(garbage.model_text().contains("not a JSON object"), "{}", garbage.model_text());
+}
