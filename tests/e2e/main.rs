@@ -13,6 +13,7 @@ mod in_process;
 mod list_code_definition_names;
 mod list_files;
 mod loading;
+mod mcp_client;
 mod mcp_server;
 mod meta_tools;
 mod parser;

@@ -5,13 +5,49 @@
 //!   with the official client.
 //! - Chromium (Debian's `chromium`): browser_action launches `/usr/bin/chromium`, and its
 //!   end-to-end tests drive it.
+//! - `@modelcontextprotocol/server-everything` (npm, into `target/node`): the MCP client tools'
+//!   end-to-end tests call it as a real third-party MCP server.
 
 use std::process::{Command, Stdio};
 
 /// Installs every missing requirement.
 pub fn install_missing() -> Result<(), String> {
     python_mcp_sdk()?;
-    debian_chromium()
+    debian_chromium()?;
+    npm_server_everything()
+}
+
+/// The npm package of the reference MCP server, installed under `target/node`.
+const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything";
+
+/// `npm install --prefix target/node @modelcontextprotocol/server-everything` unless its
+/// `package.json` is already there.
+fn npm_server_everything() -> Result<(), String> {
+    let prefix = crate::util::target_dir().join("node");
+    let installed = |prefix: &std::path::Path| {
+        prefix
+            .join("node_modules")
+            .join(SERVER_EVERYTHING)
+            .join("package.json")
+            .is_file()
+    };
+    if installed(&prefix) {
+        return Ok(());
+    }
+    println!("installing the MCP reference server (npm install {SERVER_EVERYTHING})");
+    let status = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&prefix)
+        .arg(SERVER_EVERYTHING)
+        .status()
+        .map_err(|e| format!("cannot run npm: {e}"))?;
+    if status.success() && installed(&prefix) {
+        Ok(())
+    } else {
+        Err(format!(
+            "npm install {SERVER_EVERYTHING} failed ({status}); the MCP client tests need it"
+        ))
+    }
 }
 
 /// `python3 -m pip install --quiet mcp` unless `import mcp` already works.

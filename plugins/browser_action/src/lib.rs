@@ -10,6 +10,7 @@
 //!
 //! ```no_run
 //! # use tool_api::sdk::prelude::*;
+//! # use tool_api::sdk::Tool as _;
 //! # fn demo(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
 //! // {"action": "launch", "url": "http://localhost:3000"} → text + screenshot
 //! browser_action::BrowserAction.execute(call, ctx)

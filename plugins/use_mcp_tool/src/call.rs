@@ -1,0 +1,178 @@
+//! The three tools' flows: validation, approval, the hub call, the result.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tool_api::sdk::{missing, prelude::*};
+
+use crate::{format, hub, texts};
+
+/// How often a running request looks at the call's cancellation flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// The settings file: `mcp.settings_file`, else `~/.config/toolhost/cline_mcp_settings.json`.
+pub fn settings_file(ctx: &Ctx<'_>) -> PathBuf {
+    match ctx.setting::<String>("mcp.settings_file") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => home().join(".config/toolhost/cline_mcp_settings.json"),
+    }
+}
+
+fn home() -> PathBuf {
+    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
+}
+
+/// A required parameter, with Cline's UI notice when it is missing or empty.
+fn required(call: &Call, ctx: &Ctx<'_>, name: &str) -> Result<String, ToolError> {
+    match call.params.string(name) {
+        Some(value) if !value.is_empty() => Ok(value),
+        _ => {
+            ctx.say(
+                "error",
+                &tool_api::texts::missing_param_notice(&call.name, name, None),
+            );
+            Err(missing(name))
+        }
+    }
+}
+
+/// Asks for approval in the MCP category; a denial is the tool's result.
+fn approve(ctx: &Ctx<'_>, tool: &str, payload: &Value) -> Result<(), ToolError> {
+    let decision = ctx.request_approval(&ApprovalRequest {
+        tool: tool.to_string(),
+        category: ApprovalCategory::Mcp,
+        path: None,
+        message: payload.to_string(),
+    })?;
+    if decision.approved {
+        Ok(())
+    } else {
+        Err(ToolError::new(
+            ToolErrorKind::DENIED,
+            texts::denied(decision.feedback.as_deref()),
+        ))
+    }
+}
+
+/// Runs `future` on the plugin's runtime until it ends or the call is cancelled.
+fn run<T>(ctx: &Ctx<'_>, future: impl Future<Output = T>) -> Result<T, ToolError> {
+    let cancelled = async {
+        while !ctx.is_cancelled() {
+            tokio::time::sleep(CANCEL_POLL).await;
+        }
+    };
+    let outcome = tool_api::sdk::runtime::block_on(async {
+        tokio::select! {
+            output = future => Some(output),
+            () = cancelled => None,
+        }
+    })
+    .map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::INTERNAL,
+            format!("cannot start the async runtime: {e}"),
+        )
+    })?;
+    outcome
+        .ok_or_else(|| ToolError::new(ToolErrorKind::CANCELLED, "The MCP request was cancelled."))
+}
+
+/// `use_mcp_tool`.
+pub fn use_mcp_tool(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+    let server = required(call, ctx, "server_name")?;
+    let tool = required(call, ctx, "tool_name")?;
+    let raw_arguments = call.params.string("arguments").filter(|a| !a.is_empty());
+    let arguments = match &raw_arguments {
+        None => None,
+        // Only an object can be a tool's input; anything else fails as invalid JSON would.
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => {
+                ctx.say("error", &texts::invalid_arguments_notice(&tool));
+                return Err(ToolError::new(
+                    ToolErrorKind::INVALID_PARAMS,
+                    texts::invalid_arguments(&server, &tool),
+                ));
+            }
+        },
+    };
+    let file = settings_file(ctx);
+    let mut payload = json!({"type": "use_mcp_tool", "serverName": server, "toolName": tool});
+    if let Some(raw) = &raw_arguments {
+        payload["arguments"] = Value::String(raw.clone());
+    }
+    if hub::auto_approved(&file, &server, &tool) {
+        ctx.say("use_mcp_server", &payload.to_string());
+    } else {
+        approve(ctx, &call.name, &payload)?;
+    }
+    ctx.say("mcp_server_request_started", "");
+    let outcome = run(ctx, hub::call_tool(&file, &server, &tool, arguments))?;
+    let result = match outcome {
+        Ok(result) => result,
+        Err(message) => return Ok(ToolContent::text(texts::tool_call_failed(&message))),
+    };
+    let content = result["content"].as_array().cloned().unwrap_or_default();
+    let is_error = result["isError"].as_bool().unwrap_or(false);
+    let formatted = format::tool_result(&content, is_error);
+    let mut shown = formatted.text.clone();
+    for image in &formatted.images {
+        if let ContentBlock::Image { media_type, data } = image {
+            shown.push_str(&format!("\n\ndata:{media_type};base64,{data}"));
+        }
+    }
+    ctx.say("mcp_server_response", &shown);
+    let supports_images = ctx.setting::<bool>("model.supports_images").unwrap_or(true);
+    let mut text = formatted.text;
+    if !formatted.images.is_empty() && !supports_images {
+        text.push_str(&texts::images_not_viewable(formatted.images.len()));
+    }
+    let mut blocks = vec![ContentBlock::Text {
+        text: format::truncate(text),
+    }];
+    if supports_images {
+        blocks.extend(formatted.images);
+    }
+    Ok(ToolContent { content: blocks })
+}
+
+/// `access_mcp_resource`.
+pub fn access_mcp_resource(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+    let server = required(call, ctx, "server_name")?;
+    let uri = required(call, ctx, "uri")?;
+    let file = settings_file(ctx);
+    let payload = json!({"type": "access_mcp_resource", "serverName": server, "uri": uri});
+    approve(ctx, &call.name, &payload)?;
+    ctx.say("mcp_server_request_started", "");
+    let contents = run(ctx, hub::read_resource(&file, &server, &uri))?.map_err(|message| {
+        ToolError::new(ToolErrorKind::FAILED, texts::resource_failed(&message))
+    })?;
+    let text = format::resource_result(&contents);
+    ctx.say("mcp_server_response", &text);
+    Ok(ToolContent::text(format::truncate(text)))
+}
+
+/// `load_mcp_documentation`.
+pub fn load_mcp_documentation(ctx: &Ctx<'_>) -> ToolResult {
+    ctx.say("load_mcp_documentation", "");
+    let servers_dir = match ctx.setting::<String>("mcp.servers_dir") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => home().join("Documents/Cline/MCP"),
+    };
+    // As in Cline: the path is named even when it cannot be created.
+    let _ = std::fs::create_dir_all(&servers_dir);
+    let file = settings_file(ctx);
+    let connected = hub::connected(&file);
+    let connected = if connected.is_empty() {
+        texts::NONE_RUNNING.to_string()
+    } else {
+        connected.join(", ")
+    };
+    Ok(ToolContent::text(texts::documentation(
+        &servers_dir.display().to_string(),
+        &file.display().to_string(),
+        &connected,
+    )))
+}

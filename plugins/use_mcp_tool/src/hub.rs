@@ -1,0 +1,295 @@
+//! The McpHub: the plugin's MCP client connections, one per configured server, shared by every
+//! task and call of this plugin image.
+//!
+//! A server is started on its first use (not when the plugin loads: a host that never calls an
+//! MCP tool should not spawn anything), and started again on the next call after it exited. The
+//! settings file is read again on every call, standing in for Cline's file watcher: a server
+//! whose command changed is restarted, a removed one is no longer reachable. Connections are
+//! keyed by settings file and server name, so hosts with different settings files in one process
+//! do not mix their servers. Only the plugin's `shutdown` stops them (servers are shared across
+//! tasks, so a task's end is no trigger).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation,
+    ReadResourceRequestParams,
+};
+use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
+use rmcp::transport::TokioChildProcess;
+use rmcp::ServiceExt;
+use serde_json::{Map, Value};
+use tokio::io::AsyncBufReadExt;
+
+use crate::settings::{self, ServerConfig, Transport};
+use crate::texts;
+
+/// How long the list requests after connecting may take (Cline's 5 s).
+const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How much of a server's standard error is kept for error messages.
+const STDERR_TAIL: usize = 2048;
+
+/// How long `shutdown` waits for one connection to close before the runtime stops.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// A running server.
+struct Connection {
+    client: Client,
+    config: ServerConfig,
+    has_resources: bool,
+    stderr: Arc<Mutex<String>>,
+}
+
+/// One server's connection, when it has one. The lock is held only while connecting.
+type Slot = Arc<tokio::sync::Mutex<Option<Connection>>>;
+
+static SLOTS: Mutex<BTreeMap<(PathBuf, String), Slot>> = Mutex::new(BTreeMap::new());
+
+/// What a call needs from a connected server.
+struct Ready {
+    peer: Peer<RoleClient>,
+    timeout: Duration,
+    has_resources: bool,
+    stderr: Arc<Mutex<String>>,
+}
+
+/// The `tools/call` result as JSON (`content`, `isError`, ...), or the error's message.
+pub async fn call_tool(
+    file: &Path,
+    server: &str,
+    tool: &str,
+    arguments: Option<Map<String, Value>>,
+) -> Result<Value, String> {
+    let ready = connect(file, server).await?;
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    // Cline sends `{}` when the model gave no arguments.
+    params.arguments = Some(arguments.unwrap_or_default());
+    let result = tokio::time::timeout(ready.timeout, ready.peer.call_tool(params))
+        .await
+        .map_err(|_| "MCP error -32001: Request timed out".to_string())?
+        .map_err(|e| describe(&e, &ready.stderr))?;
+    serde_json::to_value(result).map_err(|e| e.to_string())
+}
+
+/// The `resources/read` result's `contents`, or the error's message.
+pub async fn read_resource(file: &Path, server: &str, uri: &str) -> Result<Vec<Value>, String> {
+    let ready = connect(file, server).await?;
+    if !ready.has_resources {
+        return Err(format!(
+            "MCP server \"{server}\" does not provide resources"
+        ));
+    }
+    let result = ready
+        .peer
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .map_err(|e| describe(&e, &ready.stderr))?;
+    let value = serde_json::to_value(result).map_err(|e| e.to_string())?;
+    Ok(value["contents"].as_array().cloned().unwrap_or_default())
+}
+
+/// Whether `tool` of `server` is listed in the server's `autoApprove`.
+pub fn auto_approved(file: &Path, server: &str, tool: &str) -> bool {
+    settings::load(file)
+        .ok()
+        .and_then(|servers| servers.get(server).cloned())
+        .is_some_and(|config| config.auto_approve.iter().any(|t| t == tool))
+}
+
+/// The names of the servers of `file` that are running now.
+pub fn connected(file: &Path) -> Vec<String> {
+    let slots: Vec<(String, Slot)> = SLOTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .filter(|((f, _), _)| f == file)
+        .map(|((_, name), slot)| (name.clone(), slot.clone()))
+        .collect();
+    slots
+        .into_iter()
+        .filter(|(_, slot)| {
+            slot.try_lock().is_ok_and(|held| {
+                held.as_ref().is_some_and(|c| {
+                    !c.client.is_closed() && !c.client.peer().is_transport_closed()
+                })
+            })
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Stops every server (the plugin's shutdown, from a plain thread, before the runtime stops).
+pub fn shutdown() {
+    let slots: Vec<Slot> =
+        std::mem::take(&mut *SLOTS.lock().unwrap_or_else(PoisonError::into_inner))
+            .into_values()
+            .collect();
+    let _ = tool_api::sdk::runtime::block_on(async move {
+        for slot in slots {
+            // A slot still locked is connecting; dropping the runtime drops that future and
+            // with it the child (spawned with kill_on_drop).
+            let Ok(mut held) = slot.try_lock() else {
+                continue;
+            };
+            if let Some(connection) = held.take() {
+                close(connection).await;
+            }
+        }
+    });
+}
+
+/// Closes a connection: ends the session, which drops the transport and kills the child.
+async fn close(connection: Connection) {
+    let mut client = connection.client;
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, client.close()).await;
+}
+
+/// The slot of `server` in `file`, created empty on first use.
+fn slot(file: &Path, server: &str) -> Slot {
+    SLOTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry((file.to_path_buf(), server.to_string()))
+        .or_default()
+        .clone()
+}
+
+/// The server's connection, started (or restarted) when needed.
+async fn connect(file: &Path, server: &str) -> Result<Ready, String> {
+    let configs = settings::load(file)?;
+    let Some(config) = configs.get(server) else {
+        return Err(texts::no_connection(server));
+    };
+    if config.disabled {
+        return Err(texts::disabled(server));
+    }
+    let slot = slot(file, server);
+    let mut held = slot.lock().await;
+    let stale = held.as_ref().is_some_and(|c| {
+        c.client.is_closed()
+            || c.client.peer().is_transport_closed()
+            || c.config.transport != config.transport
+    });
+    if stale {
+        if let Some(old) = held.take() {
+            close(old).await;
+        }
+    }
+    if held.is_none() {
+        *held = Some(start(server, config).await?);
+    }
+    let Some(connection) = held.as_mut() else {
+        return Err(texts::no_connection(server));
+    };
+    // autoApprove and timeout changes apply without a restart, as in Cline.
+    connection.config = config.clone();
+    Ok(Ready {
+        peer: connection.client.peer().clone(),
+        timeout: config.timeout,
+        has_resources: connection.has_resources,
+        stderr: connection.stderr.clone(),
+    })
+}
+
+/// Starts a server and runs the MCP handshake, within the server's timeout.
+async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> {
+    let Transport::Stdio {
+        command,
+        args,
+        cwd,
+        env,
+    } = &config.transport
+    else {
+        return Err(format!(
+            "MCP server \"{name}\" uses a remote transport, which is not supported yet: only stdio servers can be used"
+        ));
+    };
+    let failed = |why: String| format!("MCP server \"{name}\" could not be started: {why}");
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args).envs(env).kill_on_drop(true);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    // The server's stderr must not reach the host's terminal (or a protocol stream); its tail
+    // explains failures.
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| failed(e.to_string()))?;
+    let tail = Arc::new(Mutex::new(String::new()));
+    if let Some(stderr) = stderr {
+        let tail = tail.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut kept = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                kept.push_str(&line);
+                kept.push('\n');
+                if kept.len() > STDERR_TAIL {
+                    let mut cut = kept.len() - STDERR_TAIL;
+                    while !kept.is_char_boundary(cut) {
+                        cut += 1;
+                    }
+                    kept.drain(..cut);
+                }
+            }
+        });
+    }
+    let info = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("Cline", env!("CARGO_PKG_VERSION")),
+    );
+    let client = match tokio::time::timeout(config.timeout, info.serve(transport)).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(e)) => return Err(failed(with_stderr(e.to_string(), &tail))),
+        Err(_) => {
+            return Err(failed(with_stderr(
+                format!(
+                    "no answer to initialize within {} s",
+                    config.timeout.as_secs_f64()
+                ),
+                &tail,
+            )))
+        }
+    };
+    let has_resources = client
+        .peer_info()
+        .is_some_and(|info| info.capabilities.resources.is_some());
+    // Listed as Cline does after connecting; a failing list is not a failed start.
+    let _ = tokio::time::timeout(LIST_TIMEOUT, client.list_all_tools()).await;
+    Ok(Connection {
+        client,
+        config: config.clone(),
+        has_resources,
+        stderr: tail,
+    })
+}
+
+/// An error's message as the TypeScript MCP SDK words it (what Cline's users see).
+fn describe(error: &ServiceError, stderr: &Mutex<String>) -> String {
+    match error {
+        ServiceError::McpError(data) => format!("MCP error {}: {}", data.code.0, data.message),
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            with_stderr("MCP error -32000: Connection closed".to_string(), stderr)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `message`, followed by what the server last wrote to stderr, if anything.
+fn with_stderr(message: String, stderr: &Mutex<String>) -> String {
+    let tail = stderr.lock().unwrap_or_else(PoisonError::into_inner);
+    let tail = tail.trim();
+    if tail.is_empty() {
+        message
+    } else {
+        format!("{message}\nServer stderr:\n{tail}")
+    }
+}

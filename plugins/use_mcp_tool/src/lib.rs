@@ -1,0 +1,137 @@
+//! The MCP client tools: `use_mcp_tool` (call a tool of a configured MCP server),
+//! `access_mcp_resource` (read one of its resources) and `load_mcp_documentation` (the guide to
+//! writing a server). One handler serves the three names, branching on the name it was called by.
+//!
+//! The servers come from Cline's `cline_mcp_settings.json`, read unchanged ([`settings`]):
+//! setting `mcp.settings_file`, else `~/.config/toolhost/cline_mcp_settings.json`. The
+//! [`hub`] starts each stdio server on first use with rmcp's client, restarts one that exited on
+//! the next call, and stops them all in the plugin's shutdown. Results are formatted as Cline
+//! does ([`format`]) and capped at 400 KiB.
+//!
+//! ```no_run
+//! # use tool_api::sdk::prelude::*;
+//! # fn demo(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+//! // {"server_name": "weather", "tool_name": "get_forecast", "arguments": "{\"city\":\"Oslo\"}"}
+//! use_mcp_tool::McpTools.execute(call, ctx)
+//! # }
+//! ```
+//!
+//! Deliberate differences from Cline: only stdio servers are supported (`sse` and
+//! `streamableHttp` entries are read but answer an error); servers start on first use rather
+//! than when the settings load, so `load_mcp_documentation` names only the servers started so
+//! far; `arguments` must be a JSON object; a server that cannot start, and
+//! `access_mcp_resource` on a server without resources, get messages of their own.
+
+mod call;
+pub mod format;
+pub mod hub;
+pub mod settings;
+pub mod texts;
+
+use tool_api::sdk::prelude::*;
+
+/// The tool serving `use_mcp_tool`, `access_mcp_resource` and `load_mcp_documentation`.
+#[derive(Debug, Default)]
+pub struct McpTools;
+
+impl Tool for McpTools {
+    fn specs(&self) -> Vec<ToolSpec> {
+        let use_tool = ToolSpec::simple(
+            "use_mcp_tool",
+            texts::USE_MCP_TOOL_DESCRIPTION,
+            &[
+                ("server_name", texts::SERVER_NAME_PARAM, true),
+                ("tool_name", texts::TOOL_NAME_PARAM, true),
+                // Cline's handler treats it as optional (absent: `{}` is sent).
+                ("arguments", texts::ARGUMENTS_PARAM, false),
+            ],
+        );
+        let resource = ToolSpec::simple(
+            "access_mcp_resource",
+            texts::ACCESS_MCP_RESOURCE_DESCRIPTION,
+            &[
+                ("server_name", texts::SERVER_NAME_PARAM, true),
+                ("uri", texts::URI_PARAM, true),
+            ],
+        )
+        .read_only();
+        let docs = ToolSpec::simple(
+            "load_mcp_documentation",
+            texts::LOAD_MCP_DOCUMENTATION_DESCRIPTION,
+            &[],
+        )
+        .read_only();
+        // No declared approval category: use_mcp_tool asks itself, because a tool listed in
+        // the server's `autoApprove` skips the question.
+        vec![use_tool, resource, docs]
+    }
+
+    fn describe(&self, call: &Call) -> String {
+        match call.name.as_str() {
+            "load_mcp_documentation" => "[load_mcp_documentation]".to_string(),
+            name => format!(
+                "[{name} for '{}']",
+                call.params.string_or_empty("server_name")
+            ),
+        }
+    }
+
+    fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+        match call.name.as_str() {
+            "use_mcp_tool" => call::use_mcp_tool(call, ctx),
+            "access_mcp_resource" => call::access_mcp_resource(call, ctx),
+            "load_mcp_documentation" => call::load_mcp_documentation(ctx),
+            other => Err(ToolError::new(
+                ToolErrorKind::INTERNAL,
+                format!("the use_mcp_tool handler does not serve '{other}'"),
+            )),
+        }
+    }
+}
+
+tool_api::submit_tool!(McpTools);
+tool_api::export_plugin!(capabilities: [], shutdown: hub::shutdown);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, json: &str) -> Call {
+        Call {
+            name: name.to_string(),
+            call_id: String::new(),
+            params: Params::from_json(json).unwrap_or_default(),
+            task: TaskContext::default(),
+        }
+    }
+
+    #[test]
+    fn three_names_and_their_required_parameters() {
+        let specs = McpTools.specs();
+        let names: Vec<(&str, Vec<&str>)> = specs
+            .iter()
+            .map(|s| (s.name.as_str(), s.required_params()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("use_mcp_tool", vec!["server_name", "tool_name"]),
+                ("access_mcp_resource", vec!["server_name", "uri"]),
+                ("load_mcp_documentation", vec![]),
+            ]
+        );
+        assert!(specs.iter().all(|s| s.approval.is_none()));
+    }
+
+    #[test]
+    fn descriptions_name_the_server() {
+        assert_eq!(
+            McpTools.describe(&call("use_mcp_tool", r#"{"server_name":"weather"}"#)),
+            "[use_mcp_tool for 'weather']"
+        );
+        assert_eq!(
+            McpTools.describe(&call("load_mcp_documentation", "{}")),
+            "[load_mcp_documentation]"
+        );
+    }
+}
