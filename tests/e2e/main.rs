@@ -1,6 +1,7 @@
 //! End-to-end tests: the real host binary and the real plugin libraries, built by cargo.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod abi_compatibility;
 mod apply_patch;
 mod browser_action;
 mod cli;

@@ -1,0 +1,226 @@
+//! The JSON payloads that cross the boundary inside the ABI's strings.
+//!
+//! These are ordinary serde types. Fields may be added freely (with `#[serde(default)]`); the
+//! ABI does not change when they do.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a tool looks like to the host and to the model: one entry per tool name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The tool's name, as the model calls it.
+    pub name: String,
+    /// The model-facing description.
+    pub description: String,
+    /// JSON Schema of the parameters (an object schema; `required` is checked by the host).
+    pub input_schema: Value,
+    /// Whether the handler implements `handle_partial` for streaming calls.
+    #[serde(default)]
+    pub partial: bool,
+    /// When set, the host asks for approval in this category before `execute`, using the path
+    /// parameters to decide between inside and outside the workspace. When unset, the tool asks
+    /// for approval itself (or needs none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalCategory>,
+    /// Parameters that hold paths: the host checks `.clineignore` and the workspace boundary on them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_params: Vec<String>,
+    /// The tool only reads (MCP's `readOnlyHint`).
+    #[serde(default)]
+    pub read_only: bool,
+    /// The tool may destroy data (MCP's `destructiveHint`).
+    #[serde(default)]
+    pub destructive: bool,
+}
+
+/// Cline's auto-approval categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalCategory {
+    /// Reading files (and listing, searching).
+    Read,
+    /// Creating or changing files.
+    Edit,
+    /// A command the model marked as safe.
+    SafeCommand,
+    /// Any command.
+    Command,
+    /// Driving the browser.
+    Browser,
+    /// Fetching from or searching the web.
+    Web,
+    /// Using an MCP server.
+    Mcp,
+}
+
+impl ApprovalCategory {
+    /// The category's name in settings files and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Edit => "edit",
+            Self::SafeCommand => "safe_command",
+            Self::Command => "command",
+            Self::Browser => "browser",
+            Self::Web => "web",
+            Self::Mcp => "mcp",
+        }
+    }
+}
+
+/// Plan or act mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Planning: file-modifying tools may be restricted.
+    Plan,
+    /// Acting.
+    #[default]
+    Act,
+}
+
+/// A workspace root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceRoot {
+    /// The root's name (its directory name unless configured).
+    pub name: String,
+    /// Its absolute path.
+    pub path: String,
+}
+
+/// The per-call task context (Cline's TaskConfig, as data). Built by the host for every call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskContext {
+    /// The task's id.
+    pub task_id: String,
+    /// The primary working directory (the first workspace root), absolute.
+    pub cwd: String,
+    /// All workspace roots; the first is `cwd`.
+    #[serde(default)]
+    pub workspace_roots: Vec<WorkspaceRoot>,
+    /// Plan or act.
+    #[serde(default)]
+    pub mode: Mode,
+    /// Whether the call runs inside a subagent (no UI questions, everything pre-approved).
+    #[serde(default)]
+    pub is_subagent: bool,
+    /// Non-interactive "yolo" mode: nobody answers questions.
+    #[serde(default)]
+    pub yolo: bool,
+    /// Whether several tools may run in one assistant message.
+    #[serde(default)]
+    pub parallel_tool_calling: bool,
+}
+
+/// One block of a tool's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// MIME type, e.g. `image/png`.
+        media_type: String,
+        /// Base64 data.
+        data: String,
+    },
+}
+
+/// A tool's successful result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolContent {
+    /// The blocks, in order.
+    pub content: Vec<ContentBlock>,
+}
+
+impl ToolContent {
+    /// A result of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+
+    /// All text blocks joined with blank lines: the text the model reads.
+    pub fn joined_text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                ContentBlock::Image { .. } => None,
+            })
+            .collect();
+        texts.join("\n\n")
+    }
+}
+
+/// A request for approval, sent by a tool (or by the host for tools with a declared category).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    /// The tool asking.
+    pub tool: String,
+    /// The approval category.
+    pub category: ApprovalCategory,
+    /// The path the operation touches, if any; decides inside vs. outside the workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// What to show the user (Cline's ask text or ClineSayTool JSON).
+    pub message: String,
+}
+
+/// The answer to an [`ApprovalRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalDecision {
+    /// Whether the operation may go ahead.
+    pub approved: bool,
+    /// Text the user added, to be passed on to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+}
+
+/// Which button the user pressed (Cline's ask responses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AskResponse {
+    /// Yes / approve / primary button.
+    #[serde(rename = "yesButtonClicked")]
+    Yes,
+    /// No / reject.
+    #[serde(rename = "noButtonClicked")]
+    No,
+    /// The user typed a message.
+    #[serde(rename = "messageResponse")]
+    Message,
+}
+
+/// The user's answer to an ask.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AskReply {
+    /// The button or message.
+    pub response: AskResponse,
+    /// The text the user typed, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// What the host knows about a path, relative to the workspace and its policies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathVerdict {
+    /// The path as given.
+    pub path: String,
+    /// The path made absolute against the workspace (no symlinks resolved).
+    pub absolute: String,
+    /// Where the path really leads: symlinks resolved as far as the path exists.
+    pub resolved: String,
+    /// Whether it leads inside a workspace root (a symlink out of the workspace is outside).
+    pub inside_workspace: bool,
+    /// Whether `.clineignore` blocks it.
+    pub ignored: bool,
+    /// The path for display: relative to cwd when inside it, absolute otherwise.
+    pub display: String,
+}

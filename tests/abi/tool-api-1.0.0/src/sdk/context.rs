@@ -1,0 +1,179 @@
+//! [`Ctx`]: the host services of one call, with Rust types.
+
+use std::time::Duration;
+
+use abi_stable::std_types::{RErr, ROk, RSome, RStr};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::abi::{HostRef, ToolError, ToolErrorKind};
+use crate::model::{
+    ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, TaskContext, ToolContent,
+};
+
+/// The host services for one call.
+pub struct Ctx<'a> {
+    host: HostRef<'a>,
+    task_id: String,
+}
+
+fn decode<T: DeserializeOwned>(what: &str, json: &str) -> Result<T, ToolError> {
+    serde_json::from_str(json).map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::INTERNAL,
+            format!("invalid {what} from the host: {e}"),
+        )
+    })
+}
+
+fn encode<T: serde::Serialize>(value: &T) -> Result<String, ToolError> {
+    serde_json::to_string(value).map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::INTERNAL,
+            format!("cannot encode a request: {e}"),
+        )
+    })
+}
+
+impl<'a> Ctx<'a> {
+    /// Wraps the host services of a call.
+    pub fn new(host: HostRef<'a>, task: &TaskContext) -> Self {
+        Self {
+            host,
+            task_id: task.task_id.clone(),
+        }
+    }
+
+    /// Sends a complete UI event.
+    pub fn say(&self, kind: &str, text: &str) {
+        self.host.say(RStr::from(kind), RStr::from(text), false);
+    }
+
+    /// Sends a partial (streaming) UI event.
+    pub fn say_partial(&self, kind: &str, text: &str) {
+        self.host.say(RStr::from(kind), RStr::from(text), true);
+    }
+
+    /// Asks the user; `UNAVAILABLE` when nobody can answer.
+    pub fn ask(&self, kind: &str, text: &str) -> Result<AskReply, ToolError> {
+        match self.host.ask(RStr::from(kind), RStr::from(text), false) {
+            ROk(json) => decode("ask reply", json.as_str()),
+            RErr(e) => Err(e),
+        }
+    }
+
+    /// Sends a partial ask (a streaming preview); its answer is ignored.
+    pub fn ask_partial(&self, kind: &str, text: &str) {
+        let _ = self.host.ask(RStr::from(kind), RStr::from(text), true);
+    }
+
+    /// Applies the approval policy to a request.
+    pub fn request_approval(
+        &self,
+        request: &ApprovalRequest,
+    ) -> Result<ApprovalDecision, ToolError> {
+        let json = encode(request)?;
+        match self.host.request_approval(RStr::from(json.as_str())) {
+            ROk(json) => decode("approval decision", json.as_str()),
+            RErr(e) => Err(e),
+        }
+    }
+
+    /// Where a path leads and what the policies say about it.
+    pub fn check_path(&self, path: &str) -> Result<PathVerdict, ToolError> {
+        decode(
+            "path verdict",
+            self.host.check_path(RStr::from(path)).as_str(),
+        )
+    }
+
+    /// Records a read in the task's read cache; returns how many unchanged reads there have been.
+    pub fn record_file_read(&self, absolute_path: &str, mtime_ms: u64) -> u32 {
+        self.host
+            .record_file_read(RStr::from(absolute_path), mtime_ms)
+    }
+
+    /// Drops a path from the task's read cache (after the file changed).
+    pub fn forget_file_read(&self, absolute_path: &str) {
+        if !absolute_path.is_empty() {
+            self.host.forget_file_reads(RStr::from(absolute_path));
+        }
+    }
+
+    /// Empties the task's read cache.
+    pub fn clear_file_reads(&self) {
+        self.host.forget_file_reads(RStr::from(""));
+    }
+
+    /// The task's consecutive-mistake count.
+    pub fn mistake_count(&self) -> u32 {
+        self.host.mistake_count()
+    }
+
+    /// A setting by dotted key, decoded; `None` when unset or of another type.
+    pub fn setting<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        match self.host.setting(RStr::from(key)) {
+            RSome(json) => serde_json::from_str(json.as_str()).ok(),
+            _ => None,
+        }
+    }
+
+    /// Logs at error level through the host.
+    pub fn log_error(&self, message: &str) {
+        self.host
+            .log(1, RStr::from(self.task_id.as_str()), RStr::from(message));
+    }
+
+    /// Logs at warn level through the host.
+    pub fn log_warn(&self, message: &str) {
+        self.host
+            .log(2, RStr::from(self.task_id.as_str()), RStr::from(message));
+    }
+
+    /// Logs at debug level through the host.
+    pub fn log_debug(&self, message: &str) {
+        self.host
+            .log(4, RStr::from(self.task_id.as_str()), RStr::from(message));
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.host.is_cancelled()
+    }
+
+    /// Sleeps up to `timeout`, waking on cancellation; returns whether it was cancelled.
+    pub fn wait_cancelled(&self, timeout: Duration) -> bool {
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        self.host.wait_cancelled(ms)
+    }
+
+    /// Calls another tool through the host's full dispatch.
+    pub fn invoke_tool(&self, name: &str, params: &Value) -> Result<ToolContent, ToolError> {
+        let json = encode(params)?;
+        match self
+            .host
+            .invoke_tool(RStr::from(name), RStr::from(json.as_str()))
+        {
+            ROk(output) => decode("tool output", output.content_json.as_str()),
+            RErr(e) => Err(e),
+        }
+    }
+
+    /// Calls a host service added after v1.
+    pub fn call_service(
+        &self,
+        service: &str,
+        method: &str,
+        payload: &Value,
+    ) -> Result<Value, ToolError> {
+        let json = encode(payload)?;
+        match self.host.call_service(
+            RStr::from(service),
+            RStr::from(method),
+            RStr::from(json.as_str()),
+        ) {
+            ROk(reply) => decode("service reply", reply.as_str()),
+            RErr(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Model-visible texts shared by the host and the plugins (Cline's `formatResponse`).
+//!
+//! Models are tuned to these exact formats; change them only together with the conformance data.
+
+/// Wraps an error message the way the model expects tool failures.
+pub fn tool_error(message: &str) -> String {
+    format!("The tool execution failed with the following error:\n<error>\n{message}\n</error>")
+}
+
+/// The result of an operation the user (or the approval policy) denied.
+pub const TOOL_DENIED: &str = "The user denied this operation.";
+
+/// The error for a path that `.clineignore` blocks.
+pub fn clineignore_error(path: &str) -> String {
+    format!(
+        "Access to {path} is blocked by the .clineignore file settings. You must try to continue \
+         in the task without using this file, or ask the user to update the .clineignore file."
+    )
+}
+
+/// The error for a required parameter the model left out, followed by the tool-use reminder.
+pub fn missing_param_error(param: &str) -> String {
+    format!(
+        "Missing value for required parameter '{param}'. Please retry with complete response.\n\n{TOOL_USE_REMINDER}"
+    )
+}
+
+/// The reminder of the XML tool-call format, appended to formatting errors.
+pub const TOOL_USE_REMINDER: &str = "# Reminder: Instructions for Tool Use
+
+Write every tool use as XML-style tags: the tool's name is the outer tag, and each parameter is a \
+tag of its own inside it:
+
+<tool_name>
+<parameter1_name>value1</parameter1_name>
+<parameter2_name>value2</parameter2_name>
+</tool_name>
+
+For example, to finish a task:
+
+<attempt_completion>
+<result>
+The task is complete.
+</result>
+</attempt_completion>
+
+Use exactly this format for every tool use so that it can be parsed and run.";
+
+/// The text shown in the UI when a required parameter is missing (Cline's `say("error")`).
+pub fn missing_param_notice(tool: &str, param: &str, rel_path: Option<&str>) -> String {
+    match rel_path {
+        Some(path) => format!(
+            "Cline tried to use {tool} for '{path}' without value for required parameter '{param}'. Retrying..."
+        ),
+        None => format!(
+            "Cline tried to use {tool} without value for required parameter '{param}'. Retrying..."
+        ),
+    }
+}
+
+/// Formats a byte count as Cline does: `N B`, `N.N KB`, `N.N MB` (1024-based).
+pub fn format_size(bytes: u64) -> String {
+    const KB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KB {
+        format!("{bytes} B")
+    } else if b < KB * KB {
+        format!("{:.1} KB", b / KB)
+    } else {
+        format!("{:.1} MB", b / (KB * KB))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_formatted_like_cline() {
+        assert_eq!(format_size(512), "512 B");
+        assert_eq!(format_size(400 * 1024), "400.0 KB");
+        assert_eq!(format_size(3 * 1024 * 1024 / 2), "1.5 MB");
+    }
+
+    #[test]
+    fn tool_error_wraps_the_message() {
+        assert_eq!(
+            tool_error("boom"),
+            "The tool execution failed with the following error:\n<error>\nboom\n</error>"
+        );
+    }
+}
