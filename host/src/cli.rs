@@ -29,6 +29,13 @@ pub struct Cli {
     /// The settings file. Default: $TOOLHOST_SETTINGS, else ~/.config/toolhost/settings.toml.
     #[arg(long, global = true, value_name = "FILE")]
     pub settings: Option<PathBuf>,
+    /// A curated plugin bundle: only what its signed manifest admits is loaded, and its policy
+    /// applies (needs --trusted-key; instead of --plugins).
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "plugins")]
+    pub bundle: Option<PathBuf>,
+    /// The public key that must have signed the bundle's manifest.
+    #[arg(long, global = true, value_name = "PUB")]
+    pub trusted_key: Option<PathBuf>,
     /// More logging on stderr (repeatable). $TOOLHOST_LOG takes a tracing filter.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -67,6 +74,9 @@ pub enum Command {
     },
     /// Serves every loaded tool as an MCP server on stdin/stdout.
     Mcp(crate::mcp_server::McpArgs),
+    /// Curated plugin bundles: keys, signing, verification.
+    #[command(subcommand)]
+    Bundle(crate::bundle::BundleCommand),
 }
 
 /// Arguments of `toolhost serve`.
@@ -175,10 +185,19 @@ fn init_logging(verbose: u8) {
 
 /// Runs a parsed command line; `Err` is a usage error (exit 2).
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
+    let plugins = match &cli.command {
+        Command::Bundle(_) => PluginSource::default(),
+        _ => PluginSource::new(
+            &cli.plugins,
+            cli.bundle.as_deref(),
+            cli.trusted_key.as_deref(),
+        )?,
+    };
     match cli.command {
+        Command::Bundle(command) => crate::bundle::run_command(command, cli.trusted_key.as_deref()),
         Command::Tools { json } => {
             let host = build_host(
-                &cli.plugins,
+                &plugins,
                 cli.settings.as_deref(),
                 None,
                 ApprovalMode::DenyUnlessAuto,
@@ -186,7 +205,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             print_tools(&host, json);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Call(args) => call(&cli.plugins, cli.settings.as_deref(), args),
+        Command::Call(args) => call(&plugins, cli.settings.as_deref(), args),
         Command::Parse => {
             let mut text = String::new();
             std::io::stdin()
@@ -196,14 +215,14 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             print_line(&serde_json::to_string(&blocks).unwrap_or_default());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay(args) => replay(&cli.plugins, cli.settings.as_deref(), args),
-        Command::Serve(args) => serve(&cli.plugins, cli.settings.as_deref(), args),
+        Command::Replay(args) => replay(&plugins, cli.settings.as_deref(), args),
+        Command::Serve(args) => serve(&plugins, cli.settings.as_deref(), args),
         Command::Mcp(args) => crate::mcp_server::run(args, |cwd, approval| {
-            build_host(&cli.plugins, cli.settings.as_deref(), cwd, approval)
+            build_host(&plugins, cli.settings.as_deref(), cwd, approval)
         }),
         Command::Schema { format } => {
             let host = build_host(
-                &cli.plugins,
+                &plugins,
                 cli.settings.as_deref(),
                 None,
                 ApprovalMode::DenyUnlessAuto,
@@ -232,7 +251,7 @@ fn open_workspace(cwd: Option<&Path>) -> Result<Workspace, String> {
 }
 
 fn build_host(
-    plugins: &[PathBuf],
+    plugins: &PluginSource,
     settings: Option<&Path>,
     cwd: Option<&Path>,
     approval: ApprovalMode,
@@ -245,7 +264,7 @@ fn build_host(
 }
 
 fn build_host_with_ui(
-    plugins: &[PathBuf],
+    plugins: &PluginSource,
     settings: Option<&Path>,
     cwd: Option<&Path>,
     approval: ApprovalMode,
@@ -253,18 +272,67 @@ fn build_host_with_ui(
 ) -> Result<std::sync::Arc<Host>, String> {
     let settings = Settings::load(settings).map_err(|e| e.to_string())?;
     let workspace = open_workspace(cwd)?;
-    let dirs = plugin_dirs(plugins);
-    if dirs.is_empty() {
-        tracing::warn!("no plugin directory found: pass --plugins DIR or set TOOLHOST_PLUGIN_PATH");
-    }
-    Ok(Host::new(HostConfig {
-        plugin_dirs: dirs,
+    Ok(plugins.host(HostConfig {
+        plugin_dirs: plugins.dirs.clone(),
         workspace,
         settings,
         approval,
         ui,
         task_id: new_task_id(),
     }))
+}
+
+/// Where the plugins come from: the plugin directories, or a signed bundle.
+#[derive(Default)]
+struct PluginSource {
+    dirs: Vec<PathBuf>,
+    bundle: Option<crate::bundle::Opened>,
+}
+
+impl PluginSource {
+    /// Checks the bundle's signature and, before anything reads them, applies its command
+    /// permissions.
+    fn new(
+        plugins: &[PathBuf],
+        bundle: Option<&Path>,
+        trusted_key: Option<&Path>,
+    ) -> Result<Self, String> {
+        let bundle = match (bundle, trusted_key) {
+            (Some(dir), Some(key)) => crate::bundle::Opened::open(dir, key)?,
+            (Some(_), None) => return Err("--bundle needs --trusted-key PUB".to_string()),
+            (None, Some(_)) => {
+                return Err(
+                    "--trusted-key is only used with --bundle or `toolhost bundle`".to_string(),
+                )
+            }
+            (None, None) => {
+                return Ok(Self {
+                    dirs: plugin_dirs(plugins),
+                    bundle: None,
+                })
+            }
+        };
+        bundle.apply_command_permissions();
+        Ok(Self {
+            dirs: Vec::new(),
+            bundle: Some(bundle),
+        })
+    }
+
+    /// Loads the plugins (a bundle's admitted ones, with its approval defaults) and builds the
+    /// host.
+    fn host(&self, mut config: HostConfig) -> std::sync::Arc<Host> {
+        let Some(bundle) = &self.bundle else {
+            if config.plugin_dirs.is_empty() {
+                tracing::warn!(
+                    "no plugin directory found: pass --plugins DIR or set TOOLHOST_PLUGIN_PATH"
+                );
+            }
+            return Host::new(config);
+        };
+        bundle.apply_approvals(&mut config.settings);
+        Host::with_registry(config, bundle.load())
+    }
 }
 
 fn new_task_id() -> String {
@@ -275,7 +343,11 @@ fn new_task_id() -> String {
     format!("{millis}-{}", std::process::id())
 }
 
-fn call(plugins: &[PathBuf], settings: Option<&Path>, args: CallArgs) -> Result<ExitCode, String> {
+fn call(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    args: CallArgs,
+) -> Result<ExitCode, String> {
     let params = match args.params.as_deref() {
         None => "{}".to_string(),
         Some("-") => {
@@ -347,7 +419,7 @@ fn approval_mode(yes: bool) -> ApprovalMode {
 }
 
 fn serve(
-    plugins: &[PathBuf],
+    plugins: &PluginSource,
     settings: Option<&Path>,
     args: ServeArgs,
 ) -> Result<ExitCode, String> {
@@ -357,7 +429,7 @@ fn serve(
         ApprovalMode::DenyUnlessAuto
     };
     let settings = Settings::load(settings).map_err(|e| e.to_string())?;
-    let dirs = plugin_dirs(plugins);
+    let dirs = plugins.dirs.clone();
     let config = HostConfig {
         plugin_dirs: dirs.clone(),
         workspace: open_workspace(args.cwd.as_deref())?,
@@ -367,12 +439,18 @@ fn serve(
         task_id: new_task_id(),
     };
     let host = if args.watch {
+        if plugins.bundle.is_some() {
+            return Err(
+                "--watch cannot be used with --bundle: the signed manifest fixes the libraries"
+                    .to_string(),
+            );
+        }
         let host = Host::new_for_hot_swap(config);
         host.watch(&dirs, args.allow_downgrade)
             .map_err(|e| format!("cannot watch the plugin directories: {e}"))?;
         host
     } else {
-        Host::new(config)
+        plugins.host(config)
     };
     crate::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
         .map_err(|e| format!("serve: {e}"))?;
@@ -381,7 +459,7 @@ fn serve(
 }
 
 fn replay(
-    plugins: &[PathBuf],
+    plugins: &PluginSource,
     settings: Option<&Path>,
     args: ReplayArgs,
 ) -> Result<ExitCode, String> {

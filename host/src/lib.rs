@@ -25,6 +25,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bundle;
 pub mod cli;
 pub mod executor;
 pub mod hooks;

@@ -4,6 +4,7 @@
 mod abi_compatibility;
 mod apply_patch;
 mod browser_action;
+mod bundles;
 mod cli;
 mod clineignore;
 mod command_permissions;

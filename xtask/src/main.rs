@@ -6,9 +6,11 @@
 //! - `test`: installs what the tests need, builds, runs every test.
 //! - `bench [NAME]`: benchmarks, printed as ratios against a baseline run side by side.
 //! - `new-plugin NAME [--dir PATH]`: a standalone plugin crate to start from.
+//! - `bundle --manifest FILE [--out DIR] [--key KEY]`: a curated bundle from the release build.
 
 mod bench;
 mod build;
+mod bundle;
 mod new_plugin;
 mod requirements;
 mod util;
@@ -26,8 +28,9 @@ fn main() -> ExitCode {
             new_plugin::run(&args[1..]).map(|dir| println!("created {}", dir.display()))
         }
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
+        Some("bundle") => bundle::run(&args[1..]).map(|dir| println!("{}", dir.display())),
         _ => {
-            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | bench [NAME] | new-plugin NAME [--dir PATH]>");
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | bench [NAME] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
             return ExitCode::from(2);
         }
     };

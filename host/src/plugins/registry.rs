@@ -95,6 +95,34 @@ impl Registry {
         registry
     }
 
+    /// Loads exactly `files`, in the order given (a curated bundle's list), with the duplicate
+    /// rules of [`Registry::load`]. `earlier` are warnings about files the caller refused before
+    /// loading; they come first. `admit` sees each loaded plugin and may refuse it: its message
+    /// becomes the warning and no name registers (the library stays mapped, as every library
+    /// does). Only tool names for which `enabled` is true stay registered.
+    pub fn load_files(
+        files: &[PathBuf],
+        earlier: Vec<LoadWarning>,
+        admit: impl Fn(&Path, &PluginInfo) -> Result<(), String>,
+        enabled: impl Fn(&str) -> bool,
+    ) -> Self {
+        let mut registry = Self::default();
+        for warning in earlier {
+            registry.warn(&warning.file, warning.message);
+        }
+        for file in files {
+            match loader::load(file) {
+                Ok((info, handlers)) => match admit(file, &info) {
+                    Ok(()) => registry.add_plugin(file, info, handlers),
+                    Err(message) => registry.warn(file, message),
+                },
+                Err(e) => registry.warn(file, e.to_string()),
+            }
+        }
+        registry.tools.retain(|name, _| enabled(name));
+        registry
+    }
+
     fn warn(&mut self, file: &Path, message: String) {
         tracing::warn!(target: "toolhost::plugins", "{}: {message}", file.display());
         self.warnings.push(LoadWarning {

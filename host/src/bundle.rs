@@ -1,0 +1,612 @@
+//! Curated plugin bundles: a directory of plugin libraries whose signed manifest says which
+//! libraries an organisation vetted (pinned by SHA-256 and a version requirement) and which
+//! policy comes with them.
+//!
+//! The manifest, `bundle.toml`:
+//!
+//! ```toml
+//! [bundle]
+//! name = "acme-tools"
+//! version = "1.0.0"
+//!
+//! [[plugins]]
+//! library = "libread_file.so"
+//! version = ">=0.1, <0.2"          # a semver requirement on the plugin's own version
+//! sha256 = "9f86d081884c7d65..."   # of the library file, hex
+//!
+//! [policy]
+//! enabled_tools = ["read_file"]    # absent: every tool of the bundle's plugins
+//! command_permissions = '{"allow": ["git *"]}'   # CLINE_COMMAND_PERMISSIONS, as JSON text
+//!
+//! [policy.auto_approve]            # the keys of the settings file's [auto_approve]
+//! read_files = true
+//! ```
+//!
+//! `bundle.toml.sig` holds the Ed25519 signature of the manifest file's exact bytes, as hex.
+//! Keys are files of hex text too (64 hex digits: the 32-byte secret key in `PREFIX.key`, the
+//! 32-byte public key in `PREFIX.pub`), so they can be pasted and diffed; a raw 32-byte file is
+//! accepted when reading.
+//!
+//! Loading ([`Opened::load`]) admits only what the signed manifest lists, whose bytes hash as
+//! listed and whose version meets the requirement; everything else costs one warning. A manifest
+//! whose signature does not verify loads nothing. The version is only known once the library
+//! is loaded: a plugin outside the range is dropped after loading (libraries are never unloaded
+//! anyway), so its code has run its initialisation, but none of its tools register.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::plugins::discovery::library_files;
+use crate::plugins::{LoadWarning, Registry};
+use crate::settings::{AutoApprove, Settings};
+
+/// The manifest's file name inside a bundle directory.
+pub const MANIFEST_FILE: &str = "bundle.toml";
+/// The signature's file name inside a bundle directory.
+pub const SIGNATURE_FILE: &str = "bundle.toml.sig";
+
+/// A parsed `bundle.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Name and version of the bundle.
+    pub bundle: BundleInfo,
+    /// The vetted libraries.
+    #[serde(default)]
+    pub plugins: Vec<PluginEntry>,
+    /// The policy that comes with them.
+    #[serde(default)]
+    pub policy: Policy,
+}
+
+/// The `[bundle]` section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BundleInfo {
+    /// The bundle's name.
+    pub name: String,
+    /// The bundle's version.
+    pub version: String,
+}
+
+/// One `[[plugins]]` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginEntry {
+    /// The library's file name inside the bundle directory.
+    pub library: String,
+    /// A semver requirement on the plugin's version (`">=0.1, <0.2"`).
+    pub version: String,
+    /// SHA-256 of the library file, lowercase hex.
+    pub sha256: String,
+}
+
+/// The `[policy]` section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// The tool names that register; `None` means all of the bundle's tools.
+    pub enabled_tools: Option<Vec<String>>,
+    /// Replaces the settings file's `[auto_approve]` when present.
+    pub auto_approve: Option<AutoApprove>,
+    /// The CLINE_COMMAND_PERMISSIONS JSON, as text.
+    pub command_permissions: Option<String>,
+}
+
+impl Manifest {
+    /// Parses and checks manifest text: library names are plain file names, requirements parse.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let manifest: Self = toml::from_str(text).map_err(|e| e.to_string())?;
+        for entry in &manifest.plugins {
+            if Path::new(&entry.library).file_name() != Some(entry.library.as_ref()) {
+                return Err(format!(
+                    "library '{}' must be a file name inside the bundle directory",
+                    entry.library
+                ));
+            }
+            semver::VersionReq::parse(&entry.version).map_err(|e| {
+                format!(
+                    "library '{}': version requirement '{}': {e}",
+                    entry.library, entry.version
+                )
+            })?;
+        }
+        Ok(manifest)
+    }
+}
+
+/// SHA-256 of a file, lowercase hex.
+pub fn sha256_file(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(hex::encode(Sha256::digest(&bytes)))
+}
+
+/// Writes a new key pair to `PREFIX.key` (secret, mode 0600 on Unix) and `PREFIX.pub`.
+pub fn generate_keys(prefix: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let key = SigningKey::generate(&mut rand_core::OsRng);
+    let secret = with_suffix(prefix, "key");
+    let public = with_suffix(prefix, "pub");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options
+        .open(&secret)
+        .map_err(|e| format!("cannot create {}: {e}", secret.display()))?;
+    std::io::Write::write_all(
+        &mut file,
+        format!("{}\n", hex::encode(key.to_bytes())).as_bytes(),
+    )
+    .map_err(|e| format!("cannot write {}: {e}", secret.display()))?;
+    let public_hex = format!("{}\n", hex::encode(key.verifying_key().to_bytes()));
+    std::fs::write(&public, public_hex)
+        .map_err(|e| format!("cannot write {}: {e}", public.display()))?;
+    Ok((secret, public))
+}
+
+fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut name = prefix.as_os_str().to_owned();
+    name.push(".");
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Reads a 32-byte key file: 64 hex digits (whitespace around them ignored) or raw bytes.
+fn read_key_bytes(path: &Path) -> Result<[u8; 32], String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let decoded = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|text| hex::decode(text.trim()).ok());
+    let key = match decoded {
+        Some(key) => key,
+        None => bytes,
+    };
+    key.try_into().map_err(|_| {
+        format!(
+            "{} is not a key (expected 64 hex digits or 32 bytes)",
+            path.display()
+        )
+    })
+}
+
+/// Reads a secret key file.
+pub fn read_secret_key(path: &Path) -> Result<SigningKey, String> {
+    read_key_bytes(path).map(|bytes| SigningKey::from_bytes(&bytes))
+}
+
+/// Reads a public key file.
+pub fn read_public_key(path: &Path) -> Result<VerifyingKey, String> {
+    let bytes = read_key_bytes(path)?;
+    VerifyingKey::from_bytes(&bytes)
+        .map_err(|e| format!("{} is not a valid public key: {e}", path.display()))
+}
+
+/// Signs `DIR/bundle.toml` (its exact bytes) into `DIR/bundle.toml.sig`.
+pub fn sign(dir: &Path, key: &SigningKey) -> Result<PathBuf, String> {
+    let manifest = dir.join(MANIFEST_FILE);
+    let bytes =
+        std::fs::read(&manifest).map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    Manifest::parse(&String::from_utf8_lossy(&bytes))
+        .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let signature = key.sign(&bytes);
+    let out = dir.join(SIGNATURE_FILE);
+    std::fs::write(&out, format!("{}\n", hex::encode(signature.to_bytes())))
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    Ok(out)
+}
+
+/// Checks the signature of `DIR/bundle.toml` and parses it. `Err` says why nothing of the
+/// bundle may be trusted.
+pub fn verified_manifest(dir: &Path, key: &VerifyingKey) -> Result<Manifest, String> {
+    let path = dir.join(MANIFEST_FILE);
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let sig_path = dir.join(SIGNATURE_FILE);
+    let sig_text = std::fs::read_to_string(&sig_path)
+        .map_err(|e| format!("cannot read the signature {}: {e}", sig_path.display()))?;
+    let signature = hex::decode(sig_text.trim())
+        .ok()
+        .and_then(|bytes| Signature::from_slice(&bytes).ok())
+        .ok_or_else(|| format!("{} is not an Ed25519 signature", sig_path.display()))?;
+    key.verify(&bytes, &signature).map_err(|_| {
+        "the signature does not verify with the trusted key (the manifest was changed after \
+         signing, or signed with another key)"
+            .to_string()
+    })?;
+    Manifest::parse(&String::from_utf8_lossy(&bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A bundle directory whose signature was checked: the manifest, or why it is not trusted.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    dir: PathBuf,
+    manifest: Result<Manifest, String>,
+}
+
+impl Opened {
+    /// Checks `dir`'s manifest against the trusted public key file.
+    pub fn open(dir: &Path, trusted_key: &Path) -> Result<Self, String> {
+        let key = read_public_key(trusted_key)?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            manifest: verified_manifest(dir, &key),
+        })
+    }
+
+    /// The verified policy, if the manifest verified.
+    pub fn policy(&self) -> Option<&Policy> {
+        self.manifest.as_ref().ok().map(|m| &m.policy)
+    }
+
+    /// Applies the bundle's command permissions by setting CLINE_COMMAND_PERMISSIONS for this
+    /// process; the host reads the variable once, on first use, so this must run before any
+    /// command is checked (the CLI does it first thing, while it has no other thread).
+    pub fn apply_command_permissions(&self) {
+        let Some(value) = self.policy().and_then(|p| p.command_permissions.as_deref()) else {
+            return;
+        };
+        let env = crate::policy::commands::ENV_VAR;
+        if std::env::var(env).is_ok_and(|current| current != value) {
+            tracing::warn!("{env} from the environment is replaced by the bundle's");
+        }
+        std::env::set_var(env, value);
+    }
+
+    /// Replaces the settings' approval defaults by the bundle's, when it ships them.
+    pub fn apply_approvals(&self, settings: &mut Settings) {
+        if let Some(auto_approve) = self.policy().and_then(|p| p.auto_approve.clone()) {
+            settings.auto_approve = auto_approve;
+        }
+    }
+
+    /// Loads what the verified manifest admits; every refusal is a warning of the registry.
+    pub fn load(&self) -> Registry {
+        let manifest = match &self.manifest {
+            Ok(manifest) => manifest,
+            Err(why) => {
+                let warning = LoadWarning {
+                    file: self.dir.join(MANIFEST_FILE),
+                    message: format!("{why}; nothing from this bundle is loaded"),
+                };
+                return Registry::load_files(&[], vec![warning], |_, _| Ok(()), |_| false);
+            }
+        };
+        let check = check_files(&self.dir, manifest);
+        let mut requirements = BTreeMap::new();
+        let mut files = Vec::new();
+        for plugin in &check.plugins {
+            if plugin.problem.is_none() {
+                let path = self.dir.join(&plugin.entry.library);
+                requirements.insert(path.clone(), plugin.entry.version.clone());
+                files.push(path);
+            }
+        }
+        let enabled = manifest.policy.enabled_tools.clone();
+        Registry::load_files(
+            &files,
+            check.warnings(&self.dir),
+            |file, info| {
+                let text = requirements.get(file).map(String::as_str).unwrap_or("");
+                match semver::VersionReq::parse(text) {
+                    Ok(req) if req.matches(&info.version) => Ok(()),
+                    _ => Err(format!(
+                        "plugin '{}' {} is outside the bundle's requirement '{text}'; not loaded",
+                        info.name, info.version
+                    )),
+                }
+            },
+            |name| {
+                enabled
+                    .as_ref()
+                    .is_none_or(|list| list.iter().any(|t| t == name))
+            },
+        )
+    }
+}
+
+/// What the files of a bundle directory look like next to its manifest.
+struct FileCheck<'a> {
+    plugins: Vec<PluginCheck<'a>>,
+    extra: Vec<PathBuf>,
+}
+
+struct PluginCheck<'a> {
+    entry: &'a PluginEntry,
+    sha256: Option<String>,
+    problem: Option<String>,
+}
+
+impl FileCheck<'_> {
+    fn warnings(&self, dir: &Path) -> Vec<LoadWarning> {
+        let listed = self.plugins.iter().filter_map(|p| {
+            p.problem.as_ref().map(|message| LoadWarning {
+                file: dir.join(&p.entry.library),
+                message: format!("{message}; not loaded"),
+            })
+        });
+        let extra = self.extra.iter().map(|file| LoadWarning {
+            file: file.clone(),
+            message: "not listed in the signed bundle manifest; not loaded".to_string(),
+        });
+        listed.chain(extra).collect()
+    }
+
+    fn problems(&self) -> Vec<String> {
+        self.warnings(Path::new(""))
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+}
+
+fn check_files<'a>(dir: &Path, manifest: &'a Manifest) -> FileCheck<'a> {
+    let plugins = manifest
+        .plugins
+        .iter()
+        .map(|entry| {
+            let path = dir.join(&entry.library);
+            match sha256_file(&path) {
+                Ok(sha256) => {
+                    let problem = (!sha256.eq_ignore_ascii_case(entry.sha256.trim())).then(|| {
+                        format!(
+                            "its SHA-256 is {sha256}, the signed manifest says {}",
+                            entry.sha256
+                        )
+                    });
+                    PluginCheck {
+                        entry,
+                        sha256: Some(sha256),
+                        problem,
+                    }
+                }
+                Err(e) => PluginCheck {
+                    entry,
+                    sha256: None,
+                    problem: Some(e),
+                },
+            }
+        })
+        .collect();
+    let extra = library_files(dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|file| {
+            !manifest
+                .plugins
+                .iter()
+                .any(|p| file.file_name() == Some(p.library.as_ref()))
+        })
+        .collect();
+    FileCheck { plugins, extra }
+}
+
+/// `toolhost bundle ...`
+#[derive(Debug, Subcommand)]
+pub enum BundleCommand {
+    /// Writes a new Ed25519 key pair: PREFIX.key (secret) and PREFIX.pub, as hex.
+    Keygen {
+        /// Path prefix of the two key files.
+        #[arg(long, value_name = "PREFIX")]
+        out: PathBuf,
+    },
+    /// Signs DIR/bundle.toml into DIR/bundle.toml.sig.
+    Sign {
+        /// The bundle directory.
+        dir: PathBuf,
+        /// The secret key file.
+        #[arg(long, value_name = "KEY")]
+        key: PathBuf,
+    },
+    /// Checks the signature (needs --trusted-key), every library's SHA-256 and that no
+    /// unlisted library is present. Exit 0 when everything verifies, 1 otherwise.
+    Verify {
+        /// The bundle directory.
+        dir: PathBuf,
+    },
+    /// Shows what a bundle holds and what of it verifies (with --trusted-key).
+    Inspect {
+        /// The bundle directory.
+        dir: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs a `toolhost bundle` subcommand; `Err` is a usage error (exit 2).
+pub fn run_command(command: BundleCommand, trusted_key: Option<&Path>) -> Result<ExitCode, String> {
+    match command {
+        BundleCommand::Keygen { out } => {
+            let (secret, public) = generate_keys(&out)?;
+            println!(
+                "secret key: {}\npublic key: {}",
+                secret.display(),
+                public.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Sign { dir, key } => {
+            let out = sign(&dir, &read_secret_key(&key)?)?;
+            println!("signed: {}", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Verify { dir } => {
+            let key = trusted_key.ok_or("bundle verify needs --trusted-key PUB")?;
+            let report = inspect(&dir, Some(&read_public_key(key)?));
+            let problems = report["problems"].as_array().cloned().unwrap_or_default();
+            if problems.is_empty() {
+                println!("{}: verified", dir.display());
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for problem in problems {
+                    println!("{}", problem.as_str().unwrap_or_default());
+                }
+                Ok(ExitCode::from(1))
+            }
+        }
+        BundleCommand::Inspect { dir, json } => {
+            let key = trusted_key.map(read_public_key).transpose()?;
+            let report = inspect(&dir, key.as_ref());
+            if json {
+                println!("{report}");
+            } else {
+                print!("{}", inspect_text(&report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// What a bundle holds and what of it verifies, as JSON: `dir`, `signature` (`verified`,
+/// `unchecked` without a key, `invalid`), `signature_error`, `bundle`, `plugins` (`library`,
+/// `version`, `sha256`, `actual_sha256`, `ok`), `extra_libraries`, `policy`, `problems`.
+pub fn inspect(dir: &Path, key: Option<&VerifyingKey>) -> Value {
+    let (signature, signature_error, manifest) = match key {
+        Some(key) => match verified_manifest(dir, key) {
+            Ok(manifest) => ("verified", None, Ok(manifest)),
+            Err(e) => ("invalid", Some(e), unverified_manifest(dir)),
+        },
+        None => ("unchecked", None, unverified_manifest(dir)),
+    };
+    let mut problems: Vec<String> = signature_error.iter().cloned().collect();
+    let manifest = match manifest {
+        Ok(manifest) => manifest,
+        Err(e) => {
+            problems.push(e);
+            return json!({"dir": dir, "signature": signature, "signature_error": signature_error,
+                          "bundle": null, "plugins": [], "extra_libraries": [], "policy": null,
+                          "problems": problems});
+        }
+    };
+    let check = check_files(dir, &manifest);
+    problems.extend(check.problems());
+    let plugins: Vec<Value> = check
+        .plugins
+        .iter()
+        .map(|p| {
+            json!({"library": p.entry.library, "version": p.entry.version,
+                   "sha256": p.entry.sha256, "actual_sha256": p.sha256, "ok": p.problem.is_none()})
+        })
+        .collect();
+    let extra: Vec<String> = check
+        .extra
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    json!({
+        "dir": dir,
+        "signature": signature,
+        "signature_error": signature_error,
+        "bundle": manifest.bundle,
+        "plugins": plugins,
+        "extra_libraries": extra,
+        "policy": manifest.policy,
+        "problems": problems,
+    })
+}
+
+fn unverified_manifest(dir: &Path) -> Result<Manifest, String> {
+    let path = dir.join(MANIFEST_FILE);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Manifest::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn inspect_text(report: &Value) -> String {
+    let mut out = String::new();
+    let bundle = &report["bundle"];
+    out.push_str(&format!(
+        "bundle {} {} in {}\nsignature: {}{}\n",
+        bundle["name"].as_str().unwrap_or("?"),
+        bundle["version"].as_str().unwrap_or("?"),
+        report["dir"].as_str().unwrap_or("?"),
+        report["signature"].as_str().unwrap_or("?"),
+        report["signature_error"]
+            .as_str()
+            .map(|e| format!(" ({e})"))
+            .unwrap_or_default()
+    ));
+    for plugin in report["plugins"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "plugin {} {} sha256 {}\n",
+            plugin["library"].as_str().unwrap_or("?"),
+            plugin["version"].as_str().unwrap_or("?"),
+            if plugin["ok"] == true {
+                "ok"
+            } else {
+                "MISMATCH"
+            }
+        ));
+    }
+    for extra in report["extra_libraries"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "unlisted library {}\n",
+            extra.as_str().unwrap_or("?")
+        ));
+    }
+    out.push_str(&format!("policy: {}\n", report["policy"]));
+    for problem in report["problems"].as_array().into_iter().flatten() {
+        out.push_str(&format!("problem: {}\n", problem.as_str().unwrap_or("?")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signature_covers_the_exact_bytes() -> Result<(), String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let (secret, public) = generate_keys(&dir.path().join("org"))?;
+        let manifest = "[bundle]\nname = \"b\"\nversion = \"1.0.0\"\n";
+        let path = dir.path().join(MANIFEST_FILE);
+        std::fs::write(&path, manifest).map_err(|e| e.to_string())?;
+        sign(dir.path(), &read_secret_key(&secret)?)?;
+        let key = read_public_key(&public)?;
+        assert_eq!(
+            verified_manifest(dir.path(), &key).map(|m| m.bundle),
+            Ok(BundleInfo {
+                name: "b".into(),
+                version: "1.0.0".into()
+            })
+        );
+        std::fs::write(&path, format!("{manifest}\n")).map_err(|e| e.to_string())?;
+        let refused = verified_manifest(dir.path(), &key)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            refused.starts_with("the signature does not verify"),
+            "{refused}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn hashes_are_sha256_hex() -> Result<(), String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let path = dir.path().join("abc");
+        std::fs::write(&path, "abc").map_err(|e| e.to_string())?;
+        assert_eq!(
+            sha256_file(&path)?,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn library_names_must_stay_inside_the_bundle() {
+        let text = "[bundle]\nname = \"b\"\nversion = \"1\"\n[[plugins]]\nlibrary = \"../x.so\"\nversion = \"*\"\nsha256 = \"\"\n";
+        assert_eq!(
+            Manifest::parse(text),
+            Err("library '../x.so' must be a file name inside the bundle directory".to_string())
+        );
+    }
+}
