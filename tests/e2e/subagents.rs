@@ -7,6 +7,10 @@
 //! `CHECK FAILED` text that the whole-value assertions then show) and finally completes with
 //! attempt_completion. The tools are the real read_file and list_files plugins, run by the host
 //! against a temporary workspace.
+//!
+//! Named subagents (agent config files in `$TOOLHOST_AGENTS_DIR`) are tested through a `toolhost`
+//! child process: the plugin reads that process-wide variable when it is loaded, and these tests
+//! load plugins in-process in parallel.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -19,7 +23,7 @@ use serde_json::{json, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{tool_error, TOOL_DENIED};
 use toolhost::settings::Settings;
-use toolhost_tests::{workdir, PluginDir};
+use toolhost_tests::{toolhost, workdir, PluginDir};
 
 use crate::in_process::{self, RecordingUi};
 
@@ -51,6 +55,40 @@ fn not_available(name: &str) -> String {
 
 fn turn_limit(max_turns: u64) -> String {
     format!("Subagent reached the limit of {max_turns} model requests (subagents.max_turns) without calling attempt_completion.")
+}
+
+/// The execution-mode rules that follow a named agent's prompt and profile.
+const AGENT_RULES: &str = "# Subagent Execution Mode
+
+- Research only: read files, list directories, search and run commands that only read. Never \
+change, create or delete anything.
+- Call one tool at a time and use its result before the next call.
+- When you know enough, call attempt_completion. Its `result` is handed to the main agent as it \
+is, so make it concise and complete.
+- End the result with a section headed \"Relevant file paths\" that lists the paths that matter, \
+one per line, and nothing else.";
+
+fn agent_system(body: &str, name: &str, description: &str) -> String {
+    format!("{body}\n\n# Agent Profile\nName: {name}\nDescription: {description}\n\n{AGENT_RULES}")
+}
+
+/// The model id and system prompt a named agent's requests must carry, by prompt.
+fn agent_expectation(prompt: &str) -> Option<(&'static str, String)> {
+    match prompt {
+        "agent list" => Some((
+            "agent-model",
+            agent_system(
+                "You map databases. Report table names.",
+                "DB Explorer",
+                "Maps database schema and migrations",
+            ),
+        )),
+        "agent fallback" => Some((
+            "scripted-model",
+            agent_system("You double-check.", "db.explorer", "Second opinion"),
+        )),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,6 +163,18 @@ fn script(prompt: &str, step: usize, last: Option<&str>, outside: &str) -> Actio
             &tool_error("The tool call's arguments are not valid JSON (key must be a string at line 1 column 2). Send the arguments again as one JSON object."),
             complete("Told about the bad arguments.".to_string()),
         ),
+        ("agent list", 0) => Action::Call("list_files", json!({"path": "notes"})),
+        ("agent list", 1) => expect(
+            last,
+            &not_available("list_files"),
+            Action::Call("read_file", json!({"path": "notes/1.txt"})),
+        ),
+        ("agent list", _) => expect(
+            last,
+            "1 | note number 1\n\n(File has 1 lines total.)",
+            complete("list_files was refused; note 1 was read.".to_string()),
+        ),
+        ("agent fallback", _) => complete("Checked.".to_string()),
         ("never finish", _) => Action::Call("list_files", json!({"path": "."})),
         ("only talk", _) => Action::Text("I think I am done.".to_string()),
         _ => complete(format!("CHECK FAILED: no script for {prompt:?}")),
@@ -346,6 +396,14 @@ fn respond(path: &str, body: &Value, gate: &Gate, outside: &str) -> (&'static st
         _ => return ("500 Internal Server Error", "upstream exploded".to_string()),
     };
     let (prompt, step, last) = read_request(wire, body);
+    if let Some((model, system)) = agent_expectation(&prompt) {
+        let seen = (&body["model"], &body["messages"][0]);
+        let expected = (&json!(model), &json!({"role": "system", "content": system}));
+        if seen != expected {
+            let check = format!("CHECK FAILED: expected {expected:?}, got {seen:?}");
+            return ("200 OK", answer(wire, complete(check), step).to_string());
+        }
+    }
     let action = if prompt.starts_with("read note ") && step == 0 && !gate.gather() {
         complete("CHECK FAILED: the subagents did not run in parallel".to_string())
     } else {
@@ -391,13 +449,17 @@ fn fixture() -> Fixture {
     }
 }
 
-fn settings(fixture: &Fixture, protocol: &str, extra: &str) -> Settings {
-    let text = format!(
+fn settings_text(fixture: &Fixture, protocol: &str, extra: &str) -> String {
+    format!(
         "[subagents]\nenabled = true\nmax_turns = 4\n\n[llm]\nbase_url = \"{}/{protocol}\"\n\
          model = \"scripted-model\"\nprotocol = \"{protocol}\"\nproxy = \"none\"\n\
          retry_attempts = 2\nretry_delay_ms = 1\ncontext_window = 100000\n{extra}",
         fixture.endpoint.base
-    );
+    )
+}
+
+fn settings(fixture: &Fixture, protocol: &str, extra: &str) -> Settings {
+    let text = settings_text(fixture, protocol, extra);
     Settings::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
@@ -700,4 +762,195 @@ fn subagents_are_disabled_by_default() {
     let (host, _ui) = in_process::host(fixture.plugins.path(), fixture.workspace.path());
     let outcome = host.call("use_subagents", &json!({"prompt_1": "x"}).to_string());
     assert_eq!(outcome.model_text(), tool_error(DISABLED));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Named subagents (agent config files), through a toolhost child process
+// ---------------------------------------------------------------------------------------------
+
+const LONG_NAME: &str =
+    "The Extremely Thorough Repository Archaeologist Who Reads Every Single File";
+
+/// An agent directory: three valid agents (two of them sanitising to the same name, one with a
+/// name too long for a tool name) and files that must be skipped.
+fn agent_dir() -> tempfile::TempDir {
+    let dir = workdir();
+    let long = format!("---\nname: {LONG_NAME}\ndescription: Digs deep\n---\nDig.\n");
+    let files = [
+        (
+            "a-db.yaml",
+            "---\nname: \"  DB Explorer  \"\ndescription: Maps database schema and migrations\n\
+             modelId: agent-model\ntools: read_file, search_files, write_to_file\n---\n\n\
+             You map databases. Report table names.\n\n",
+        ),
+        (
+            "b.yml",
+            "---\nname: db.explorer\ndescription: Second opinion\n---\nYou double-check.\n",
+        ),
+        ("Long.YAML", long.as_str()),
+        // Skipped: no description; an unknown tool id; no front matter; not a YAML file.
+        ("c-bad.yaml", "---\nname: No Description\n---\nBody.\n"),
+        (
+            "d-unknown.yaml",
+            "---\nname: Teleporter\ndescription: Moves\ntools: teleport\n---\nBody.\n",
+        ),
+        (
+            "e-plain.yaml",
+            "name: Plain\ndescription: No front matter\n",
+        ),
+        (
+            "f.txt",
+            "---\nname: Text File\ndescription: Wrong extension\n---\nBody.\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+/// `(name, description)` of every tool the use_subagents plugin registers, in the host's order.
+fn registered(plugins: &PluginDir, agents: &std::path::Path) -> Vec<(String, String)> {
+    let run = toolhost_tests::run(
+        toolhost()
+            .env("TOOLHOST_AGENTS_DIR", agents)
+            .arg("--plugins")
+            .arg(plugins.path())
+            .args(["tools", "--json"]),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["plugin"] == "use_subagents")
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["description"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `toolhost call` of a named subagent tool against the scripted endpoint.
+fn call_agent(fixture: &Fixture, agents: &std::path::Path, tool: &str, params: Value) -> Value {
+    let settings_dir = workdir();
+    let settings_file = settings_dir.path().join("settings.toml");
+    std::fs::write(&settings_file, settings_text(fixture, "openai", "")).unwrap();
+    let run = toolhost_tests::run(
+        toolhost()
+            .env("TOOLHOST_AGENTS_DIR", agents)
+            .arg("--plugins")
+            .arg(fixture.plugins.path())
+            .arg("--settings")
+            .arg(&settings_file)
+            .args(["call", tool, &params.to_string(), "--json", "--cwd"])
+            .arg(fixture.workspace.path()),
+    );
+    run.json()
+}
+
+#[test]
+fn agent_files_become_named_tools_and_replace_the_generic_one() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("use_subagents");
+    let agents = agent_dir();
+    let long_tool = "use_subagent_the_extremely_thorough_repository_archaeolog_td2ft0";
+    assert_eq!(long_tool.len(), 64);
+    let mut expected = vec![
+        (
+            "use_subagent_db_explorer".to_string(),
+            "Use the \"DB Explorer\" subagent: Maps database schema and migrations".to_string(),
+        ),
+        (
+            "use_subagent_db_explorer_2".to_string(),
+            "Use the \"db.explorer\" subagent: Second opinion".to_string(),
+        ),
+        (
+            long_tool.to_string(),
+            format!("Use the \"{LONG_NAME}\" subagent: Digs deep"),
+        ),
+    ];
+    let mut seen = registered(&plugins, agents.path());
+    seen.sort();
+    expected.sort();
+    assert_eq!(seen, expected);
+
+    // Without agents only the generic tool is offered.
+    let empty = workdir();
+    let generic: Vec<String> = registered(&plugins, empty.path())
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(generic, ["use_subagents"]);
+}
+
+#[test]
+fn a_named_agent_runs_with_its_prompt_model_and_tools() {
+    let fixture = fixture();
+    let agents = agent_dir();
+    let json = call_agent(
+        &fixture,
+        agents.path(),
+        "use_subagent_db_explorer",
+        json!({"prompt": "  agent list  "}),
+    );
+    assert_eq!(
+        json,
+        json!({"is_error": false, "images": [], "text":
+            "Subagent results:\nTotal: 1\nSucceeded: 1\nFailed: 0\nTool calls: 3\n\
+             Peak context usage: 110 / 100,000 (0.1%)\n\n\
+             [1] COMPLETED - agent list\nlist_files was refused; note 1 was read."})
+    );
+    // The default set cut to the agent's list (write_to_file is not a subagent tool at all).
+    let requests = fixture.endpoint.seen();
+    assert_eq!(requests.len(), 3);
+    let tools: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["read_file", "search_files", "attempt_completion"]);
+}
+
+#[test]
+fn a_named_agent_accepts_prompt_1_and_defaults_to_the_configured_model() {
+    let fixture = fixture();
+    let agents = agent_dir();
+    let json = call_agent(
+        &fixture,
+        agents.path(),
+        "use_subagent_db_explorer_2",
+        json!({"prompt_1": "agent fallback"}),
+    );
+    assert_eq!(
+        json,
+        json!({"is_error": false, "images": [], "text":
+            "Subagent results:\nTotal: 1\nSucceeded: 1\nFailed: 0\nTool calls: 1\n\
+             Peak context usage: 110 / 100,000 (0.1%)\n\n\
+             [1] COMPLETED - agent fallback\nChecked."})
+    );
+    let requests = fixture.endpoint.seen();
+    let tools = requests[0].body["tools"].as_array().unwrap().len();
+    assert_eq!(tools, 7);
+}
+
+#[test]
+fn a_named_agent_without_a_prompt_is_a_missing_parameter() {
+    let fixture = fixture();
+    let agents = agent_dir();
+    let json = call_agent(
+        &fixture,
+        agents.path(),
+        "use_subagent_db_explorer",
+        json!({"prompt": " "}),
+    );
+    assert_eq!(
+        json,
+        json!({"is_error": true, "images": [], "error_kind": "invalid_params",
+               "text": tool_error(&tool_api::texts::missing_param_error("prompt"))})
+    );
+    assert!(fixture.endpoint.seen().is_empty());
 }

@@ -10,9 +10,14 @@
 //! - [`endpoint`]: one request with Cline's retry rule, on a runtime of its own.
 //! - [`runner`]: one subagent's loop; [`board`]: the status of all, the `subagent` UI event and
 //!   the summary the main agent reads; [`tools`]: the tools offered to a subagent.
-//!
-//! Not built: named subagents from agent config files (`use_subagent_<name>`).
+//! - [`agents`]: named subagents from agent config files, each offered as `use_subagent_<name>`
+//!   (one subagent per call, with the agent's system prompt, tools and model). The files are
+//!   read from `~/Documents/Cline/Agents/` or `$TOOLHOST_AGENTS_DIR` once, when the plugin is
+//!   loaded at host start (the specs are built before settings can be read, so no setting can
+//!   move the directory); they are not hot-reloaded. While any agent exists the generic
+//!   `use_subagents` is not offered, though this handler still serves it.
 
+pub mod agents;
 pub mod board;
 pub mod conversation;
 pub mod endpoint;
@@ -23,9 +28,11 @@ pub mod tools;
 
 use tool_api::sdk::prelude::*;
 
+use crate::agents::NamedAgent;
 use crate::board::{summary, usage_event, Board};
 use crate::runner::Shared;
 use crate::settings::LlmSettings;
+use crate::tools::ToolDef;
 
 const DESCRIPTION: &str = "Start up to five research subagents that work in parallel, each on \
 one prompt, and get their findings back in one result. A subagent reads files, lists \
@@ -44,12 +51,30 @@ pub const DISABLED: &str =
 /// The error inside a subagent run, where the tool is not offered.
 pub const NESTED: &str = "use_subagents cannot be used inside a subagent run.";
 
-/// The use_subagents tool.
-#[derive(Debug, Default)]
-pub struct UseSubagents;
+/// The generic tool's name.
+pub const GENERIC: &str = "use_subagents";
 
-impl Tool for UseSubagents {
-    fn specs(&self) -> Vec<ToolSpec> {
+/// The parameter of a named subagent tool.
+pub const PROMPT: &str = "prompt";
+
+/// The use_subagents tool and one `use_subagent_<name>` tool per configured agent.
+#[derive(Debug, Default)]
+pub struct UseSubagents {
+    /// The configured agents (none: only the generic tool is offered).
+    pub agents: Vec<NamedAgent>,
+}
+
+impl UseSubagents {
+    /// The tool with the agents of the agent directory ([`agents::agents_dir`]), read now.
+    pub fn from_agent_dir() -> Self {
+        Self {
+            agents: agents::agents_dir()
+                .map(|dir| agents::load(&dir))
+                .unwrap_or_default(),
+        }
+    }
+
+    fn generic_spec() -> ToolSpec {
         let params: Vec<(String, String, bool)> = (1..=MAX_PROMPTS)
             .map(|n| {
                 let about = if n == 1 {
@@ -65,50 +90,139 @@ impl Tool for UseSubagents {
             .iter()
             .map(|(name, about, required)| (name.as_str(), about.as_str(), *required))
             .collect();
-        vec![ToolSpec::simple("use_subagents", DESCRIPTION, &params)
+        ToolSpec::simple(GENERIC, DESCRIPTION, &params)
             .approval(ApprovalCategory::Read)
-            .read_only()]
+            .read_only()
+    }
+
+    /// `prompt` is checked by [`Self::execute`] rather than listed as required, because a call
+    /// with only `prompt_1` is accepted too (the host would refuse it otherwise).
+    fn agent_spec(named: &NamedAgent) -> ToolSpec {
+        let description = format!(
+            "Use the \"{}\" subagent: {}",
+            named.agent.name, named.agent.description
+        );
+        ToolSpec::simple(
+            &named.tool_name,
+            &description,
+            &[(
+                PROMPT,
+                "Required: the subagent's task, self-contained (it sees nothing of this conversation).",
+                false,
+            )],
+        )
+        .approval(ApprovalCategory::Read)
+        .read_only()
+    }
+}
+
+impl Tool for UseSubagents {
+    fn specs(&self) -> Vec<ToolSpec> {
+        if self.agents.is_empty() {
+            return vec![Self::generic_spec()];
+        }
+        self.agents.iter().map(Self::agent_spec).collect()
     }
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+        let agent = if call.name == GENERIC {
+            None
+        } else {
+            let named = self.agents.iter().find(|a| a.tool_name == call.name);
+            Some(named.ok_or_else(|| {
+                ToolError::new(
+                    ToolErrorKind::INTERNAL,
+                    format!("the use_subagents handler does not serve '{}'", call.name),
+                )
+            })?)
+        };
         if !settings::enabled(ctx)? {
             return Err(ToolError::new(ToolErrorKind::FAILED, DISABLED));
         }
         if call.task.is_subagent {
             return Err(ToolError::new(ToolErrorKind::FAILED, NESTED));
         }
-        let prompts = prompts(&call.params)?;
-        let llm = LlmSettings::read(ctx)?;
-        let api_key = llm.api_key()?;
-        let max_turns = settings::max_turns(ctx)?;
-        let board = Board::new(&prompts, llm.context_window, |json| {
-            ctx.say_partial("subagent", json);
-        });
-        let tools = tools::definitions();
-        let environment = prompt::environment_details(&call.task);
-        let shared = Shared {
-            ctx,
-            llm: &llm,
-            api_key: api_key.as_deref(),
-            system: prompt::SYSTEM_PROMPT,
-            tools: &tools,
-            environment: &environment,
-            max_turns,
-            board: &board,
+        let mut llm = LlmSettings::read(ctx)?;
+        let Some(named) = agent else {
+            let prompts = prompts(&call.params)?;
+            return run_all(
+                call,
+                ctx,
+                &llm,
+                &prompts,
+                prompt::SYSTEM_PROMPT,
+                &tools::definitions(),
+            );
         };
-        // One thread per subagent, all borrowing this call's services: the scope ends only
-        // when every run has ended, so nothing outlives the call.
-        std::thread::scope(|scope| {
-            for (index, prompt) in prompts.iter().enumerate() {
-                let shared = &shared;
-                scope.spawn(move || runner::run(shared, index, prompt));
-            }
-        });
-        let (items, totals) = board.snapshot();
-        ctx.say("subagent", &board.aggregate(&items).to_string());
-        ctx.say("subagent_usage", &usage_event(&totals).to_string());
-        Ok(ToolContent::text(summary(&items, llm.context_window)))
+        let Some(prompt) = agent_prompt(&call.params) else {
+            // What the host says for a missing required parameter.
+            ctx.say(
+                "error",
+                &texts::missing_param_notice(&call.name, PROMPT, None),
+            );
+            return Err(tool_api::sdk::missing(PROMPT));
+        };
+        if let Some(model) = &named.agent.model_id {
+            llm.model = model.clone();
+        }
+        run_all(
+            call,
+            ctx,
+            &llm,
+            &[prompt],
+            &prompt::agent_system_prompt(&named.agent),
+            &tools::definitions_for(&named.agent.tools),
+        )
     }
+}
+
+/// Runs one subagent per prompt, all at once, and returns the summary.
+fn run_all(
+    call: &Call,
+    ctx: &Ctx<'_>,
+    llm: &LlmSettings,
+    prompts: &[String],
+    system: &str,
+    tools: &[ToolDef],
+) -> ToolResult {
+    let api_key = llm.api_key()?;
+    let max_turns = settings::max_turns(ctx)?;
+    let board = Board::new(prompts, llm.context_window, |json| {
+        ctx.say_partial("subagent", json);
+    });
+    let environment = prompt::environment_details(&call.task);
+    let shared = Shared {
+        ctx,
+        llm,
+        api_key: api_key.as_deref(),
+        system,
+        tools,
+        environment: &environment,
+        max_turns,
+        board: &board,
+    };
+    // One thread per subagent, all borrowing this call's services: the scope ends only
+    // when every run has ended, so nothing outlives the call.
+    std::thread::scope(|scope| {
+        for (index, prompt) in prompts.iter().enumerate() {
+            let shared = &shared;
+            scope.spawn(move || runner::run(shared, index, prompt));
+        }
+    });
+    let (items, totals) = board.snapshot();
+    ctx.say("subagent", &board.aggregate(&items).to_string());
+    ctx.say("subagent_usage", &usage_event(&totals).to_string());
+    Ok(ToolContent::text(summary(&items, llm.context_window)))
+}
+
+/// The prompt of a named subagent call: `prompt`, else `prompt_1`, trimmed; `None` when both
+/// are blank.
+pub fn agent_prompt(params: &Params) -> Option<String> {
+    [PROMPT, "prompt_1"]
+        .iter()
+        .filter_map(|name| params.string(name))
+        .map(|p| p.trim().to_string())
+        .find(|p| !p.is_empty())
 }
 
 /// The non-blank prompts in order (gaps allowed); the missing-parameter error for `prompt_1`
@@ -125,7 +239,7 @@ pub fn prompts(params: &Params) -> Result<Vec<String>, ToolError> {
     Ok(prompts)
 }
 
-tool_api::submit_tool!(UseSubagents);
+tool_api::submit_tool!(UseSubagents::from_agent_dir());
 tool_api::export_plugin!();
 
 #[cfg(test)]
@@ -159,8 +273,49 @@ mod tests {
 
     #[test]
     fn the_spec_asks_for_read_approval() {
-        let spec = &UseSubagents.specs()[0];
+        let spec = &UseSubagents::default().specs()[0];
         assert_eq!(spec.approval, Some(ApprovalCategory::Read));
         assert_eq!(spec.required_params(), vec!["prompt_1"]);
+    }
+
+    #[test]
+    fn agents_replace_the_generic_spec() {
+        let tool = UseSubagents {
+            agents: agents::name_tools(vec![agents::Agent {
+                name: "DB Explorer".to_string(),
+                description: "Maps schemas".to_string(),
+                model_id: None,
+                tools: Vec::new(),
+                skills: Vec::new(),
+                system_prompt: "p".to_string(),
+            }]),
+        };
+        let specs = tool.specs();
+        let names: Vec<(&str, &str)> = specs
+            .iter()
+            .map(|s| (s.name.as_str(), s.description.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [(
+                "use_subagent_db_explorer",
+                "Use the \"DB Explorer\" subagent: Maps schemas"
+            )]
+        );
+        assert_eq!(specs[0].approval, Some(ApprovalCategory::Read));
+    }
+
+    #[test]
+    fn a_named_call_takes_prompt_then_prompt_1() {
+        let params = |v: serde_json::Value| Params::from_json(&v.to_string()).unwrap();
+        assert_eq!(
+            agent_prompt(&params(json!({"prompt": " a ", "prompt_1": "b"}))),
+            Some("a".to_string())
+        );
+        assert_eq!(
+            agent_prompt(&params(json!({"prompt": " ", "prompt_1": "b"}))),
+            Some("b".to_string())
+        );
+        assert_eq!(agent_prompt(&params(json!({"prompt": ""}))), None);
     }
 }

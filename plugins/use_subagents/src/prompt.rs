@@ -3,8 +3,10 @@
 use serde_json::{json, Map};
 use tool_api::model::TaskContext;
 
-/// The system prompt of every subagent (written for this port; Cline's prompt registry is not
-/// reproduced).
+use crate::agents::Agent;
+
+/// The system prompt of a generic subagent (written for this port; Cline's prompt registry is
+/// not reproduced).
 pub const SYSTEM_PROMPT: &str = "You are a research subagent working for a coding agent. You \
 explore a software workspace with the tools you are given and report what you find; another \
 agent will act on your report.
@@ -18,6 +20,21 @@ change, create or delete anything.
 is, so make it concise and complete.
 - End the result with a section headed \"Relevant file paths\" that lists the paths that matter, \
 one per line, and nothing else.";
+
+/// The system prompt of a named agent: its own prompt, its profile, then the execution-mode
+/// rules every subagent gets (the part of [`SYSTEM_PROMPT`] from `# Subagent Execution Mode`).
+///
+/// Cline appends the profile with no separator after the agent's prompt; a blank line is put
+/// between them here so that the heading stays a heading.
+pub fn agent_system_prompt(agent: &Agent) -> String {
+    let rules = SYSTEM_PROMPT
+        .find("# Subagent Execution Mode")
+        .map_or(SYSTEM_PROMPT, |at| &SYSTEM_PROMPT[at..]);
+    format!(
+        "{}\n\n# Agent Profile\nName: {}\nDescription: {}\n\n{rules}",
+        agent.system_prompt, agent.name, agent.description
+    )
+}
 
 /// The `<environment_details>` block: the workspace roots as JSON (Cline's
 /// `{"workspaces":{"<path>":{"hint":"<name>"}}}`, falling back to the cwd).

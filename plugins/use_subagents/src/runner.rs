@@ -10,7 +10,7 @@ use crate::board::{Board, Status};
 use crate::conversation::{request_body, Message, ToolAnswer, ToolRequest};
 use crate::endpoint::{send, RequestError};
 use crate::settings::LlmSettings;
-use crate::tools::{is_allowed, preview, ToolDef, ATTEMPT_COMPLETION};
+use crate::tools::{is_offered, preview, ToolDef, ATTEMPT_COMPLETION};
 
 /// The failure of a cancelled run (Cline's text).
 pub const CANCELLED: &str = "Subagent run cancelled.";
@@ -161,7 +161,7 @@ fn execute(shared: &Shared<'_, '_>, index: usize, call: &ToolRequest) -> Step {
         item.tool_calls += 1;
         item.latest_tool_call = Some(latest);
     });
-    if !is_allowed(&call.name) {
+    if !is_offered(shared.tools, &call.name) {
         return Step::Answer(not_available(&call.name));
     }
     if call.name == ATTEMPT_COMPLETION {

@@ -31,14 +31,28 @@ pub const DEFAULT_TOOLS: [&str; 7] = [
     ATTEMPT_COMPLETION,
 ];
 
-/// Whether a subagent may call `name`.
-pub fn is_allowed(name: &str) -> bool {
-    DEFAULT_TOOLS.contains(&name)
+/// Whether `name` is among the tools offered (and so may be called).
+pub fn is_offered(tools: &[ToolDef], name: &str) -> bool {
+    tools.iter().any(|tool| tool.name == name)
 }
 
 /// The definitions of [`DEFAULT_TOOLS`].
 pub fn definitions() -> Vec<ToolDef> {
     DEFAULT_TOOLS.iter().map(|name| definition(name)).collect()
+}
+
+/// The definitions of a named agent's tools: the default set restricted to `agent_tools` (all of
+/// it when empty), in the default order; attempt_completion is always offered.
+pub fn definitions_for(agent_tools: &[String]) -> Vec<ToolDef> {
+    DEFAULT_TOOLS
+        .iter()
+        .filter(|name| {
+            agent_tools.is_empty()
+                || **name == ATTEMPT_COMPLETION
+                || agent_tools.iter().any(|t| t == *name)
+        })
+        .map(|name| definition(name))
+        .collect()
 }
 
 fn definition(name: &'static str) -> ToolDef {
@@ -145,12 +159,26 @@ mod tests {
 
     #[test]
     fn only_the_default_set_is_allowed() {
-        assert!(is_allowed("read_file"));
-        assert!(is_allowed("attempt_completion"));
-        assert!(!is_allowed("write_to_file"));
-        assert!(!is_allowed("use_subagents"));
-        let names: Vec<&str> = definitions().iter().map(|d| d.name).collect();
+        let tools = definitions();
+        assert!(is_offered(&tools, "read_file"));
+        assert!(is_offered(&tools, "attempt_completion"));
+        assert!(!is_offered(&tools, "write_to_file"));
+        assert!(!is_offered(&tools, "use_subagents"));
+        let names: Vec<&str> = tools.iter().map(|d| d.name).collect();
         assert_eq!(names, DEFAULT_TOOLS.to_vec());
+    }
+
+    #[test]
+    fn an_agent_gets_the_default_set_cut_to_its_list() {
+        let names = |list: &[&str]| -> Vec<&'static str> {
+            let list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+            definitions_for(&list).iter().map(|d| d.name).collect()
+        };
+        assert_eq!(names(&[]), DEFAULT_TOOLS.to_vec());
+        assert_eq!(
+            names(&["write_to_file", "search_files", "read_file"]),
+            ["read_file", "search_files", "attempt_completion"]
+        );
     }
 
     #[test]
