@@ -194,11 +194,13 @@ impl Host {
 
     /// Runs one tool call from the model.
     pub fn call(&self, name: &str, params_json: &str) -> CallOutcome {
-        self.call_nested(name, params_json, 0)
+        self.call_nested(name, params_json, 0, false)
     }
 
     /// Runs a tool call at a nesting depth (0 for calls from the model).
-    pub fn call_nested(&self, name: &str, params_json: &str, depth: u32) -> CallOutcome {
+    /// `subagent` marks calls a subagent makes: they carry the subagent flag in their context
+    /// and never ask the user (what is not auto-approved is denied).
+    pub fn call_nested(&self, name: &str, params_json: &str, depth: u32, subagent: bool) -> CallOutcome {
         let Some(tool) = self.registry().get(name).cloned() else {
             return CallOutcome::unknown_tool(name);
         };
@@ -215,7 +217,7 @@ impl Host {
                 format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
             ))
         } else {
-            self.checked_run(&tool, name, &params, depth)
+            self.checked_run(&tool, name, &params, depth, subagent)
         };
         self.finish(name, description, result)
     }
@@ -244,6 +246,7 @@ impl Host {
             tool: name.to_string(),
             cancellation: Arc::new(Cancellation::default()),
             depth: 0,
+            subagent: false,
         };
         let params_json = Value::Object(params.clone()).to_string();
         let context_json = serde_json::to_string(&self.context(false)).unwrap_or_default();
@@ -267,6 +270,7 @@ impl Host {
         name: &str,
         params: &Map<String, Value>,
         depth: u32,
+        subagent: bool,
     ) -> Result<ToolContent, ToolError> {
         if let Some(reason) = tool.handler.plugin.failure() {
             return Err(ToolError::new(
@@ -306,7 +310,7 @@ impl Host {
                 path: paths.first().cloned(),
                 message,
             };
-            let decision = self.decide_approval_for(&request, inside);
+            let decision = self.decide_approval_for(&request, inside, subagent);
             if !decision.approved {
                 return Err(denied(decision.feedback));
             }
@@ -328,7 +332,7 @@ impl Host {
             return Err(denied(None));
         }
         let started = std::time::Instant::now();
-        let mut content = self.run(tool, name, params, depth)?;
+        let mut content = self.run(tool, name, params, depth, subagent)?;
         if let Some(context) = pre.context {
             content
                 .content
@@ -404,17 +408,22 @@ impl Host {
     /// Applies the approval policy: `--yes`, subagents and auto-approved categories go ahead;
     /// otherwise the user is asked, or, with nobody to ask, the request is denied.
     pub fn decide_approval(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        self.decide_approval_as(request, false)
+    }
+
+    /// [`Host::decide_approval`] for a call a subagent made (never asks the user) or not.
+    pub fn decide_approval_as(&self, request: &ApprovalRequest, subagent: bool) -> ApprovalDecision {
         let inside = request
             .path
             .as_deref()
             .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
-        self.decide_approval_for(request, inside)
+        self.decide_approval_for(request, inside, subagent)
     }
 
     /// [`Host::decide_approval`] when it is already known whether the operation stays inside
     /// the workspace.
-    fn decide_approval_for(&self, request: &ApprovalRequest, inside: bool) -> ApprovalDecision {
-        let (decision, how) = self.approval_decision(request, inside);
+    fn decide_approval_for(&self, request: &ApprovalRequest, inside: bool, subagent: bool) -> ApprovalDecision {
+        let (decision, how) = self.approval_decision(request, inside, subagent);
         let verdict = if decision.approved {
             "approved"
         } else {
@@ -432,6 +441,7 @@ impl Host {
         &self,
         request: &ApprovalRequest,
         inside: bool,
+        subagent: bool,
     ) -> (ApprovalDecision, &'static str) {
         let approved = ApprovalDecision {
             approved: true,
@@ -447,6 +457,9 @@ impl Host {
             approved: false,
             feedback,
         };
+        if subagent {
+            return (refused(None), "not auto-approved, and subagents do not ask the user");
+        }
         match self.approval {
             ApprovalMode::Ask => match self.ui.ask("tool", &request.message) {
                 Some(reply) if reply.response == AskResponse::Yes => (approved, "by the user"),
@@ -479,6 +492,7 @@ impl Host {
         name: &str,
         params: &Map<String, Value>,
         depth: u32,
+        subagent: bool,
     ) -> Result<ToolContent, ToolError> {
         let cancellation = Arc::new(Cancellation::default());
         let services = CallServices {
@@ -486,11 +500,12 @@ impl Host {
             tool: name.to_string(),
             cancellation: cancellation.clone(),
             depth,
+            subagent,
         };
         let handler = tool.handler.clone();
         let tool_name = name.to_string();
         let params_json = Value::Object(params.clone()).to_string();
-        let context_json = serde_json::to_string(&self.context(false)).unwrap_or_default();
+        let context_json = serde_json::to_string(&self.context(subagent)).unwrap_or_default();
         let (sender, receiver) = mpsc::channel();
         let spawned = self.workers.run(Box::new(move || {
             let host = HostServices_TO::from_ptr(&services, TD_Opaque);

@@ -70,6 +70,8 @@ pub struct CallServices {
     pub cancellation: Arc<Cancellation>,
     /// How deep in nested `invoke_tool` calls this call is.
     pub depth: u32,
+    /// Whether a subagent made this call (its nested calls are subagent calls too).
+    pub subagent: bool,
 }
 
 fn contained<T>(fallback: T, f: impl FnOnce() -> T) -> T {
@@ -123,7 +125,7 @@ impl HostServices for CallServices {
                         format!("invalid approval request: {e}"),
                     )
                 })?;
-            let decision = host.decide_approval(&request);
+            let decision = host.decide_approval_as(&request, self.subagent);
             serde_json::to_string(&decision)
                 .map(RString::from)
                 .map_err(|e| internal(&e.to_string()))
@@ -206,7 +208,9 @@ impl HostServices for CallServices {
             Err(internal("the host failed while invoking a tool")),
             || {
                 let host = self.host.upgrade().ok_or_else(host_gone)?;
-                let outcome = host.call_nested(name.as_str(), params_json.as_str(), self.depth + 1);
+                // The subagent tools call tools on a subagent's behalf.
+                let subagent = self.subagent || self.tool.starts_with("use_subagent");
+                let outcome = host.call_nested(name.as_str(), params_json.as_str(), self.depth + 1, subagent);
                 let content = outcome.result?;
                 serde_json::to_string(&content)
                     .map(|json| ToolOutput {

@@ -244,6 +244,21 @@ fn a_file_pattern_does_not_bring_back_ignored_files_by_default() {
         ["app.log", "keep.log", "src/debug.log"]
     );
     assert_eq!(files_in(&search(&cline_host, hidden)), [".env"]);
+    // What the model names itself is searched: a hidden file, or a hidden directory's files.
+    assert_eq!(
+        files_in(&search(
+            &default_host,
+            json!({"path": ".env", "regex": "API_KEY"})
+        )),
+        [".env"]
+    );
+    assert_eq!(
+        files_in(&search(
+            &default_host,
+            json!({"path": ".hidden_dir", "regex": "TODO"})
+        )),
+        [".hidden_dir/inner.txt"]
+    );
 }
 
 #[test]
