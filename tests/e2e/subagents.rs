@@ -592,7 +592,7 @@ fn a_path_outside_the_workspace_is_denied_by_the_host_and_the_model_sees_it() {
     );
     let approvals = ui.of_kind("approval");
     assert_eq!(approvals.len(), 2, "{approvals:?}");
-    assert!(approvals[1].ends_with(": denied (not auto-approved and no terminal to ask)"));
+    assert!(approvals[1].ends_with(": denied (not auto-approved, and subagents do not ask the user)"));
     assert!(fixture.outside.path().join("secret.txt").exists());
 }
 
