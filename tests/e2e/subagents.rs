@@ -175,7 +175,7 @@ fn script(prompt: &str, step: usize, last: Option<&str>, outside: &str) -> Actio
             complete("list_files was refused; note 1 was read.".to_string()),
         ),
         ("agent fallback", _) => complete("Checked.".to_string()),
-        ("never finish", _) => Action::Call("list_files", json!({"path": "."})),
+        ("never finish", _) | ("slow", _) => Action::Call("list_files", json!({"path": "."})),
         ("only talk", _) => Action::Text("I think I am done.".to_string()),
         _ => complete(format!("CHECK FAILED: no script for {prompt:?}")),
     }
@@ -404,6 +404,10 @@ fn respond(path: &str, body: &Value, gate: &Gate, outside: &str) -> (&'static st
             return ("200 OK", answer(wire, complete(check), step).to_string());
         }
     }
+    if prompt == "slow" && step == 0 {
+        // Long enough for the host's call timeout (1 s in the test) to cancel the run first.
+        std::thread::sleep(std::time::Duration::from_secs(3));
+    }
     let action = if prompt.starts_with("read note ") && step == 0 && !gate.gather() {
         complete("CHECK FAILED: the subagents did not run in parallel".to_string())
     } else {
@@ -594,6 +598,29 @@ fn a_path_outside_the_workspace_is_denied_by_the_host_and_the_model_sees_it() {
     assert_eq!(approvals.len(), 2, "{approvals:?}");
     assert!(approvals[1].ends_with(": denied (not auto-approved, and subagents do not ask the user)"));
     assert!(fixture.outside.path().join("secret.txt").exists());
+}
+
+#[test]
+fn a_cancelled_call_stops_its_subagents() {
+    let fixture = fixture();
+    let settings = settings(&fixture, "openai", "\n[limits]\ncall_timeout_secs = 1\n");
+    let (host, _ui) =
+        in_process::host_with(fixture.plugins.path(), fixture.workspace.path(), settings);
+    let outcome = host.call("use_subagents", &json!({"prompt_1": "slow"}).to_string());
+    assert_eq!(
+        outcome.result.as_ref().map_err(|e| e.kind).unwrap_err(),
+        tool_api::abi::ToolErrorKind::TIMEOUT
+    );
+    // The slow answer (a tool call) arrives after the cancellation: a loop that went on would
+    // run the tool and ask the model again.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let slow_requests = fixture
+        .endpoint
+        .seen()
+        .iter()
+        .filter(|seen| read_request(Wire::OpenAi, &seen.body).0 == "slow")
+        .count();
+    assert_eq!(slow_requests, 1, "the cancelled subagent kept asking the model");
 }
 
 #[test]
