@@ -5,31 +5,7 @@
 //! visited with integer-like keys first. The write_to_file plugin carries the same trim helpers;
 //! plugins cannot link each other (each library registers its own tools), hence the copy.
 
-/// Whether `c` is whitespace for JavaScript's `String.prototype.trim`: ECMAScript's WhiteSpace
-/// plus LineTerminator.
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}' | '\u{A}' | '\u{B}' | '\u{C}' | '\u{D}' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
-/// JavaScript's `s.trim()`.
-pub fn trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
-}
-
-/// JavaScript's `s.trimEnd()`.
-pub fn trim_end(s: &str) -> &str {
-    s.trim_end_matches(is_js_whitespace)
-}
+pub use tool_api::sdk::js::{trim, trim_end};
 
 /// JavaScript's `s.length`: the number of UTF-16 code units.
 pub fn len(s: &str) -> usize {

@@ -32,6 +32,7 @@ pub use session::{BrowserSession, Capture};
 pub use settings::BrowserSettings;
 
 use serde_json::{json, Value};
+use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
 
 const DESCRIPTION: &str = "Drive a headless Chromium browser to look at web pages and interact \
@@ -152,26 +153,6 @@ impl Tool for BrowserAction {
             _ => {}
         }
         Ok(())
-    }
-}
-
-/// Removes a closing tag still being streamed at the end of a value (Cline's
-/// `removeClosingTag`: optional whitespace, `<` or `</`, then an in-order part of the tag's
-/// name, at the very end), e.g. `https://x.io</ur` → `https://x.io`.
-fn strip_partial_closing_tag<'a>(text: &'a str, tag: &str) -> &'a str {
-    let Some(open) = text.rfind('<') else {
-        return text;
-    };
-    let after = &text[open + 1..];
-    let after = after.strip_prefix('/').unwrap_or(after);
-    let mut wanted = tag.chars();
-    if !after.chars().all(|c| wanted.by_ref().any(|t| t == c)) {
-        return text;
-    }
-    let head = &text[..open];
-    match head.chars().next_back() {
-        Some(c) if c.is_whitespace() => &head[..head.len() - c.len_utf8()],
-        _ => head,
     }
 }
 

@@ -5,31 +5,7 @@
 //! offsets are counted in UTF-16 code units. The matcher works on UTF-8 byte offsets internally
 //! (both encodings put matches at the same code-point boundaries) and converts offsets for output.
 
-/// Whether `c` is whitespace for JavaScript's `String.prototype.trim`: ECMAScript's WhiteSpace
-/// (tab, VT, FF, space, NBSP, ZWNBSP and the Zs category) plus LineTerminator (LF, CR, LS, PS).
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}' | '\u{A}' | '\u{B}' | '\u{C}' | '\u{D}' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
-/// JavaScript's `s.trim()`.
-pub fn trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
-}
-
-/// JavaScript's `s.trimEnd()`.
-pub fn trim_end(s: &str) -> &str {
-    s.trim_end_matches(is_js_whitespace)
-}
+pub use tool_api::sdk::js::{trim, trim_end};
 
 /// The number of UTF-16 code units in `s[..byte_offset]` (clamped to the string): the offset
 /// JavaScript would report for the same position.

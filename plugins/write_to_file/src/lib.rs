@@ -30,6 +30,7 @@ pub use matcher::{construct_new_file_content, Replaced};
 use std::path::Path;
 
 use serde_json::{json, Value};
+use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::{missing, prelude::*};
 
 /// The tool serving `write_to_file`, `replace_in_file` and `new_rule`.
@@ -253,28 +254,6 @@ fn ui_message(prepared: &Prepared, verdict: &PathVerdict) -> String {
         "startLineNumbers": prepared.start_line_numbers,
     })
     .to_string()
-}
-
-/// Removes a closing tag still being typed at the end of a streamed value (Cline's
-/// `removeClosingTag`: an optional whitespace character, `<` or `</`, then any in-order part of
-/// the tag's name, at the very end).
-fn strip_partial_closing_tag<'a>(text: &'a str, tag: &str) -> &'a str {
-    let Some(open) = text.rfind('<') else {
-        return text;
-    };
-    let after = &text[open + 1..];
-    let after = after.strip_prefix('/').unwrap_or(after);
-    // The rest must be a subsequence of the tag's name, taken greedily in order.
-    let mut wanted = tag.chars();
-    let is_tag_part = after.chars().all(|c| wanted.by_ref().any(|t| t == c));
-    if !is_tag_part {
-        return text;
-    }
-    let head = &text[..open];
-    match head.chars().next_back() {
-        Some(c) if js::is_js_whitespace(c) => &head[..head.len() - c.len_utf8()],
-        _ => head,
-    }
 }
 
 tool_api::submit_tool!(WriteToFile);

@@ -23,6 +23,7 @@
 mod adapter;
 mod context;
 mod guard;
+pub mod js;
 mod params;
 #[cfg(feature = "runtime")]
 pub mod runtime;

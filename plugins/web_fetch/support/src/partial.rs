@@ -2,27 +2,7 @@
 
 use serde_json::json;
 
-/// Removes a closing tag still being typed at the end of a streamed value (Cline's
-/// `removeClosingTag`): an optional whitespace character, `<` or `</`, then any in-order part of
-/// the parameter's name, at the very end. `https://x.io</ur` becomes `https://x.io`.
-pub fn strip_partial_closing_tag<'a>(text: &'a str, tag: &str) -> &'a str {
-    let Some(open) = text.rfind('<') else {
-        return text;
-    };
-    let after = &text[open + 1..];
-    let after = after.strip_prefix('/').unwrap_or(after);
-    // Each character of the rest must come from the tag's name, in order, each at most once
-    // (the regex is the name with every character optional).
-    let mut wanted = tag.chars();
-    if !after.chars().all(|c| wanted.by_ref().any(|t| t == c)) {
-        return text;
-    }
-    let head = &text[..open];
-    match head.chars().next_back() {
-        Some(c) if c.is_whitespace() => &head[..head.len() - c.len_utf8()],
-        _ => head,
-    }
-}
+pub use tool_api::sdk::js::strip_partial_closing_tag;
 
 /// Cline's `ClineSayTool` payload for a web tool: `{"tool":"webFetch","path":URL,
 /// "content":"Fetching URL: URL","operationIsLocatedInWorkspace":false}`.
