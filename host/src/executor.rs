@@ -200,7 +200,13 @@ impl Host {
     /// Runs a tool call at a nesting depth (0 for calls from the model).
     /// `subagent` marks calls a subagent makes: they carry the subagent flag in their context
     /// and never ask the user (what is not auto-approved is denied).
-    pub fn call_nested(&self, name: &str, params_json: &str, depth: u32, subagent: bool) -> CallOutcome {
+    pub fn call_nested(
+        &self,
+        name: &str,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+    ) -> CallOutcome {
         let Some(tool) = self.registry().get(name).cloned() else {
             return CallOutcome::unknown_tool(name);
         };
@@ -412,7 +418,11 @@ impl Host {
     }
 
     /// [`Host::decide_approval`] for a call a subagent made (never asks the user) or not.
-    pub fn decide_approval_as(&self, request: &ApprovalRequest, subagent: bool) -> ApprovalDecision {
+    pub fn decide_approval_as(
+        &self,
+        request: &ApprovalRequest,
+        subagent: bool,
+    ) -> ApprovalDecision {
         let inside = request
             .path
             .as_deref()
@@ -422,7 +432,12 @@ impl Host {
 
     /// [`Host::decide_approval`] when it is already known whether the operation stays inside
     /// the workspace.
-    fn decide_approval_for(&self, request: &ApprovalRequest, inside: bool, subagent: bool) -> ApprovalDecision {
+    fn decide_approval_for(
+        &self,
+        request: &ApprovalRequest,
+        inside: bool,
+        subagent: bool,
+    ) -> ApprovalDecision {
         let (decision, how) = self.approval_decision(request, inside, subagent);
         let verdict = if decision.approved {
             "approved"
@@ -458,7 +473,10 @@ impl Host {
             feedback,
         };
         if subagent {
-            return (refused(None), "not auto-approved, and subagents do not ask the user");
+            return (
+                refused(None),
+                "not auto-approved, and subagents do not ask the user",
+            );
         }
         match self.approval {
             ApprovalMode::Ask => match self.ui.ask("tool", &request.message) {

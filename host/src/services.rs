@@ -210,7 +210,12 @@ impl HostServices for CallServices {
                 let host = self.host.upgrade().ok_or_else(host_gone)?;
                 // The subagent tools call tools on a subagent's behalf.
                 let subagent = self.subagent || self.tool.starts_with("use_subagent");
-                let outcome = host.call_nested(name.as_str(), params_json.as_str(), self.depth + 1, subagent);
+                let outcome = host.call_nested(
+                    name.as_str(),
+                    params_json.as_str(),
+                    self.depth + 1,
+                    subagent,
+                );
                 let content = outcome.result?;
                 serde_json::to_string(&content)
                     .map(|json| ToolOutput {

@@ -16,7 +16,11 @@ fn a_plugin_built_against_tool_api_1_0_0_loads_in_this_host() {
         .env("CARGO_TARGET_DIR", target_dir().parent().unwrap())
         .output()
         .unwrap();
-    assert!(built.status.success(), "building the probe failed:\n{}", String::from_utf8_lossy(&built.stderr));
+    assert!(
+        built.status.success(),
+        "building the probe failed:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
     let plugins = workdir();
     std::fs::copy(
         target_dir().join("libabi_probe_v1_0_0.so"),
@@ -29,8 +33,17 @@ fn a_plugin_built_against_tool_api_1_0_0_loads_in_this_host() {
         .arg(plugins.path())
         .args(["call", "abi_probe", r#"{"text":"hello"}"#, "--cwd"])
         .arg(ws.path()));
-    assert_eq!((call.code, call.stdout.as_str()), (0, "built against tool-api 1.0.0: hello"), "{}", call.stderr);
-    let listing = run(toolhost().arg("--plugins").arg(plugins.path()).args(["tools", "--json"])).json();
+    assert_eq!(
+        (call.code, call.stdout.as_str()),
+        (0, "built against tool-api 1.0.0: hello"),
+        "{}",
+        call.stderr
+    );
+    let listing = run(toolhost()
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["tools", "--json"]))
+    .json();
     assert_eq!(listing["tools"][0]["abi_version"], "1.0.0");
     assert_eq!(listing["warnings"], serde_json::json!([]));
 }

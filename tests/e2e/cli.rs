@@ -170,7 +170,10 @@ fn native_arguments_are_read_leniently_and_coerced_to_the_schema() {
     let (host, _ui) = crate::in_process::host(plugins.path(), ws.path());
     // JSON5 (single quotes, a trailing comma) and a number where the schema wants a string.
     let lenient = host.call("read_file", "{path: 'a.txt', start_line: 2,}");
-    assert_eq!(lenient.model_text(), "2 | two\n3 | three\n\n(File has 3 lines total.)");
+    assert_eq!(
+        lenient.model_text(),
+        "2 | two\n3 | three\n\n(File has 3 lines total.)"
+    );
     // A stream cut in the middle of the object still yields the complete pairs.
     let truncated = host.call("read_file", r#"{"path": "a.txt", "end_line": "1"#);
     assert_eq!(
@@ -178,5 +181,9 @@ fn native_arguments_are_read_leniently_and_coerced_to_the_schema() {
         "[File already read] The file 'a.txt' was already read earlier in this conversation. Returning content:\n1 | one\n\n(Showing lines 1-1 of 3 total. Use start_line=2 to continue reading.)"
     );
     let garbage = host.call("read_file", "certainly not arguments");
-    assert!(garbage.model_text().contains("not a JSON object"), "{}", garbage.model_text());
+    assert!(
+        garbage.model_text().contains("not a JSON object"),
+        "{}",
+        garbage.model_text()
+    );
 }

@@ -596,7 +596,9 @@ fn a_path_outside_the_workspace_is_denied_by_the_host_and_the_model_sees_it() {
     );
     let approvals = ui.of_kind("approval");
     assert_eq!(approvals.len(), 2, "{approvals:?}");
-    assert!(approvals[1].ends_with(": denied (not auto-approved, and subagents do not ask the user)"));
+    assert!(
+        approvals[1].ends_with(": denied (not auto-approved, and subagents do not ask the user)")
+    );
     assert!(fixture.outside.path().join("secret.txt").exists());
 }
 
@@ -620,7 +622,10 @@ fn a_cancelled_call_stops_its_subagents() {
         .iter()
         .filter(|seen| read_request(Wire::OpenAi, &seen.body).0 == "slow")
         .count();
-    assert_eq!(slow_requests, 1, "the cancelled subagent kept asking the model");
+    assert_eq!(
+        slow_requests, 1,
+        "the cancelled subagent kept asking the model"
+    );
 }
 
 #[test]
