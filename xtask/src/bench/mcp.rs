@@ -36,20 +36,20 @@ const STARTUP_TARGET: f64 = 0.1;
 const READ_TARGET: f64 = 0.2;
 
 /// The reference server's npm package.
-const NPM_PACKAGE: &str = "@modelcontextprotocol/server-filesystem";
+pub(super) const NPM_PACKAGE: &str = "@modelcontextprotocol/server-filesystem";
 
 /// One server under test: how to start it and which call reads the file.
-struct Server {
-    name: &'static str,
-    program: PathBuf,
-    args: Vec<String>,
-    envs: Vec<(&'static str, PathBuf)>,
-    tool: &'static str,
-    arguments: Value,
+pub(super) struct Server {
+    pub(super) name: &'static str,
+    pub(super) program: PathBuf,
+    pub(super) args: Vec<String>,
+    pub(super) envs: Vec<(&'static str, PathBuf)>,
+    pub(super) tool: &'static str,
+    pub(super) arguments: Value,
 }
 
 impl Server {
-    fn command(&self) -> Command {
+    pub(super) fn command(&self) -> Command {
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
@@ -207,7 +207,7 @@ fn read_latencies(a: &Server, b: &Server) -> Result<(Vec<Duration>, Vec<Duration
 
 /// The read must have succeeded and returned the whole file (toolhost numbers the lines, so
 /// its text is longer).
-fn check_read(server: &Server, result: &Value) -> Result<(), String> {
+pub(super) fn check_read(server: &Server, result: &Value) -> Result<(), String> {
     let text = result["content"][0]["text"].as_str().unwrap_or("");
     if result["isError"] == true || text.len() < FILE_BYTES || !text.contains("line 0001:") {
         return Err(format!(
@@ -221,7 +221,7 @@ fn check_read(server: &Server, result: &Value) -> Result<(), String> {
 }
 
 /// Text lines up to exactly `FILE_BYTES` bytes.
-fn ten_kb_text() -> String {
+pub(super) fn ten_kb_text() -> String {
     let mut text = String::with_capacity(FILE_BYTES);
     let mut n = 1;
     while text.len() < FILE_BYTES {
@@ -254,7 +254,7 @@ fn percentile(times: &[Duration], percent: usize) -> Duration {
 
 /// The reference server's entry script and version, installed with npm into
 /// `target/bench/node` when missing.
-fn reference_server() -> Result<(PathBuf, String), String> {
+pub(super) fn reference_server() -> Result<(PathBuf, String), String> {
     let prefix = target_dir().join("bench/node");
     let package_dir = prefix.join("node_modules").join(NPM_PACKAGE);
     let manifest = package_dir.join("package.json");
@@ -291,9 +291,9 @@ fn reference_server() -> Result<(PathBuf, String), String> {
 ///
 /// Written by hand rather than with an MCP client crate: the bench sends three kinds of
 /// message, and a client crate would bring an async runtime into xtask, which stays light.
-struct Session {
+pub(super) struct Session {
     name: &'static str,
-    child: Child,
+    pub(super) child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
@@ -301,7 +301,7 @@ struct Session {
 }
 
 impl Session {
-    fn spawn(mut command: Command, name: &'static str) -> Result<Self, String> {
+    pub(super) fn spawn(mut command: Command, name: &'static str) -> Result<Self, String> {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -320,7 +320,7 @@ impl Session {
         })
     }
 
-    fn initialize(&mut self) -> Result<Value, String> {
+    pub(super) fn initialize(&mut self) -> Result<Value, String> {
         self.request(
             "initialize",
             json!({
@@ -331,11 +331,11 @@ impl Session {
         )
     }
 
-    fn call_tool(&mut self, name: &str, arguments: &Value) -> Result<Value, String> {
+    pub(super) fn call_tool(&mut self, name: &str, arguments: &Value) -> Result<Value, String> {
         self.request("tools/call", json!({"name": name, "arguments": arguments}))
     }
 
-    fn notify(&mut self, method: &str) -> Result<(), String> {
+    pub(super) fn notify(&mut self, method: &str) -> Result<(), String> {
         self.send(&json!({"jsonrpc": "2.0", "method": method}))
     }
 
@@ -379,7 +379,7 @@ impl Session {
     }
 
     /// Closes stdin and waits for the exit; a server still running after 5 s is killed.
-    fn close(self) -> Result<(), String> {
+    pub(super) fn close(self) -> Result<(), String> {
         let Self {
             name,
             mut child,

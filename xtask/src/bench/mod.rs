@@ -3,8 +3,11 @@
 //! Only ratios are meaningful on a shared machine; absolute times are context. Results are
 //! printed as a table and written to `target/bench/latest.json`. Timings never go into tests.
 
+mod dispatch;
 mod hotswap;
+mod list;
 mod mcp;
+mod memory;
 mod search;
 mod startup;
 
@@ -20,14 +23,20 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             search::search()?,
             mcp::mcp()?,
             hotswap::hotswap()?,
+            list::list()?,
+            dispatch::dispatch()?,
+            memory::memory()?,
         ],
         Some("startup") => vec![startup::startup()?],
         Some("search") => vec![search::search()?],
         Some("mcp") => vec![mcp::mcp()?],
         Some("hotswap") => vec![hotswap::hotswap()?],
+        Some("list") => vec![list::list()?],
+        Some("dispatch") => vec![dispatch::dispatch()?],
+        Some("memory") => vec![memory::memory()?],
         Some(other) => {
             return Err(format!(
-                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap)"
+                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory)"
             ))
         }
     };

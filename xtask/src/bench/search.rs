@@ -407,7 +407,7 @@ fn output_of(command: &mut Command) -> Result<String, String> {
 }
 
 /// `rg`, installed from Debian's packages when it is missing.
-fn ensure_rg() -> Result<PathBuf, String> {
+pub(super) fn ensure_rg() -> Result<PathBuf, String> {
     let found = Command::new("rg")
         .arg("--version")
         .stdout(Stdio::null())
@@ -429,15 +429,15 @@ fn ensure_rg() -> Result<PathBuf, String> {
 }
 
 /// The generated tree and what the generator planted in its searched files.
-struct Tree {
-    dir: PathBuf,
-    files: usize,
-    bytes: u64,
+pub(super) struct Tree {
+    pub(super) dir: PathBuf,
+    pub(super) files: usize,
+    pub(super) bytes: u64,
     planted: BTreeMap<String, usize>,
 }
 
 /// The tree under `target/bench/search-tree`, generated unless a tree of this version exists.
-fn ensure_tree() -> Result<Tree, String> {
+pub(super) fn ensure_tree() -> Result<Tree, String> {
     let dir = target_dir().join("bench/search-tree");
     let manifest = target_dir().join("bench/search-tree.json");
     if let Ok(text) = std::fs::read_to_string(&manifest) {
