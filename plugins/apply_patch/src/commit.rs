@@ -15,6 +15,8 @@ use std::fs::{self, Permissions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use tool_api::sdk::files::{create_missing_dirs, remove_empty_dirs, sync_dir};
+
 use tempfile::{NamedTempFile, TempPath};
 
 /// The content a replaced file had, to put back if the patch fails half-way.
@@ -63,7 +65,7 @@ pub fn commit(ops: &[Op]) -> Result<(), String> {
     let staged = match stage(ops, &mut created_dirs) {
         Ok(staged) => staged,
         Err((label, error)) => {
-            remove_dirs(&created_dirs);
+            remove_empty_dirs(&created_dirs);
             return Err(format!(
                 "Could not write {label}: {error}. No file was changed."
             ));
@@ -73,7 +75,7 @@ pub fn commit(ops: &[Op]) -> Result<(), String> {
     for (op, temp) in ops.iter().zip(staged) {
         if let Err(error) = install(op, temp, &mut installed) {
             let unrestored = roll_back(installed);
-            remove_dirs(&created_dirs);
+            remove_empty_dirs(&created_dirs);
             let label = op.label();
             return Err(if unrestored.is_empty() {
                 format!("Could not change {label}: {error}. No file was changed.")
@@ -288,44 +290,6 @@ fn hidden_prefix(target: &Path) -> String {
     let name = target.file_name().unwrap_or(OsStr::new("file"));
     let stem: String = name.to_string_lossy().chars().take(64).collect();
     format!(".{stem}.")
-}
-
-/// Creates `dir` and its missing ancestors; returns the ones it created, deepest first.
-fn create_missing_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut missing = Vec::new();
-    let mut current = Some(dir);
-    while let Some(d) = current {
-        if d.as_os_str().is_empty() || d.exists() {
-            break;
-        }
-        missing.push(d.to_path_buf());
-        current = d.parent();
-    }
-    if let Err(e) = fs::create_dir_all(dir) {
-        remove_dirs(&missing);
-        return Err(e);
-    }
-    Ok(missing)
-}
-
-/// Removes directories that are empty, deepest first.
-fn remove_dirs(dirs: &[PathBuf]) {
-    let mut dirs: Vec<&PathBuf> = dirs.iter().collect();
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    for dir in dirs {
-        // Not empty (someone else wrote there) or already gone: leave it.
-        let _ = fs::remove_dir(dir);
-    }
-}
-
-/// Makes renames durable. Best effort: not every platform or file system supports it.
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(handle) = fs::File::open(dir) {
-        let _ = handle.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
 }
 
 #[cfg(test)]

@@ -1,7 +1,5 @@
 //! The result text of an applied patch, in Cline's format.
 
-use serde_json::Value;
-
 use crate::js;
 use crate::plan::Entry;
 
@@ -44,25 +42,7 @@ fn for_model(path: &str, text: &str) -> String {
     if !path.to_lowercase().ends_with(".ipynb") {
         return text.to_string();
     }
-    let Ok(mut notebook) = serde_json::from_str::<Value>(text) else {
-        return text.to_string();
-    };
-    let Some(cells) = notebook.get_mut("cells").and_then(Value::as_array_mut) else {
-        return text.to_string();
-    };
-    for cell in cells {
-        if let Some(outputs) = cell.get_mut("outputs").filter(|o| o.is_array()) {
-            *outputs = Value::Array(Vec::new());
-        }
-    }
-    // Cline re-serialises with `JSON.stringify(notebook, null, 1)`.
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-    match serde::Serialize::serialize(&notebook, &mut serializer) {
-        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| text.to_string()),
-        Err(_) => text.to_string(),
-    }
+    tool_api::sdk::files::strip_notebook_outputs(text)
 }
 
 #[cfg(test)]

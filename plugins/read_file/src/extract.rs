@@ -3,8 +3,6 @@
 use std::path::Path;
 
 use base64::Engine;
-use serde::Serialize;
-use serde_json::Value;
 use tool_api::texts::format_size;
 
 /// Files larger than this are refused (Cline's 20 × 1000 × 1024 bytes).
@@ -56,7 +54,7 @@ pub fn extract(path: &Path, supports_images: bool) -> Result<Extracted, String> 
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let text = decode(&bytes, &extension)?;
     let text = if extension == "ipynb" {
-        strip_notebook_outputs(&text)
+        tool_api::sdk::files::strip_notebook_outputs(&text)
     } else {
         text
     };
@@ -110,30 +108,6 @@ fn decode(bytes: &[u8], extension: &str) -> Result<String, String> {
     Ok(text.into_owned())
 }
 
-/// A notebook without its code cells' outputs, re-serialised with one-space indentation.
-/// Text that is not JSON is returned as it is.
-fn strip_notebook_outputs(text: &str) -> String {
-    let Ok(mut notebook) = serde_json::from_str::<Value>(text) else {
-        return text.to_string();
-    };
-    if let Some(cells) = notebook.get_mut("cells").and_then(Value::as_array_mut) {
-        for cell in cells {
-            if cell.get("cell_type").and_then(Value::as_str) == Some("code") {
-                if let Some(outputs) = cell.get_mut("outputs") {
-                    *outputs = Value::Array(Vec::new());
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-    match notebook.serialize(&mut serializer) {
-        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| text.to_string()),
-        Err(_) => text.to_string(),
-    }
-}
-
 /// Cuts text longer than [`MAX_TEXT_UNITS`] UTF-16 code units and appends the notice.
 fn cap_text(text: String) -> String {
     let total_units: usize = text.chars().map(char::len_utf16).sum();
@@ -180,7 +154,7 @@ mod tests {
     #[test]
     fn notebooks_lose_their_outputs() {
         let nb = r#"{"cells":[{"cell_type":"code","source":["1+1"],"outputs":[{"data":"2"}]}]}"#;
-        let stripped = strip_notebook_outputs(nb);
+        let stripped = tool_api::sdk::files::strip_notebook_outputs(nb);
         assert!(stripped.contains("\"outputs\": []"), "{stripped}");
         assert!(!stripped.contains("\"data\""));
     }

@@ -1,8 +1,6 @@
 //! Text preparation around the edit: cleaning up the model's content before it is written, and
 //! the normalised form of the saved file that is shown back to the model.
 
-use serde_json::Value;
-
 use crate::js;
 
 /// Strips Markdown code fences some models wrap whole files in (Cline's preparation, §5.3):
@@ -76,32 +74,9 @@ pub fn final_content(content: &str) -> String {
 /// (they are noise for editing and can be huge), everything else as it is.
 pub fn for_model(path: &str, text: &str) -> String {
     if path.to_lowercase().ends_with(".ipynb") {
-        strip_notebook_outputs(text)
+        tool_api::sdk::files::strip_notebook_outputs(text)
     } else {
         text.to_string()
-    }
-}
-
-/// Empties every cell's `outputs`, re-serialised with one-space indentation as Cline does
-/// (`JSON.stringify(notebook, null, 1)`). Text that is not a notebook comes back unchanged.
-fn strip_notebook_outputs(text: &str) -> String {
-    let Ok(mut notebook) = serde_json::from_str::<Value>(text) else {
-        return text.to_string();
-    };
-    let Some(cells) = notebook.get_mut("cells").and_then(Value::as_array_mut) else {
-        return text.to_string();
-    };
-    for cell in cells {
-        if let Some(outputs) = cell.get_mut("outputs").filter(|o| o.is_array()) {
-            *outputs = Value::Array(Vec::new());
-        }
-    }
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-    match serde::Serialize::serialize(&notebook, &mut serializer) {
-        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| text.to_string()),
-        Err(_) => text.to_string(),
     }
 }
 

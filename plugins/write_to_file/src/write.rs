@@ -7,7 +7,9 @@
 use std::ffi::OsStr;
 use std::fs::{self, Metadata};
 use std::io::{self, ErrorKind, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use tool_api::sdk::files::{create_missing_dirs, remove_empty_dirs, sync_dir};
 
 /// The bytes of the file at `path`, or `None` when there is no file yet.
 pub fn read_existing(path: &Path) -> io::Result<Option<Vec<u8>>> {
@@ -52,7 +54,7 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let created = create_missing_dirs(dir)?;
     let result = replace_with_temp(dir, name, target, bytes, existing.as_ref());
     if result.is_err() {
-        remove_dirs(&created);
+        remove_empty_dirs(&created);
     }
     result
 }
@@ -86,42 +88,6 @@ fn replace_with_temp(
     temp.persist(target).map_err(|e| e.error)?;
     sync_dir(dir);
     Ok(())
-}
-
-/// Creates `dir` and its missing ancestors; returns the ones it created, deepest first.
-fn create_missing_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut missing = Vec::new();
-    let mut current = Some(dir);
-    while let Some(d) = current {
-        if d.as_os_str().is_empty() || d.exists() {
-            break;
-        }
-        missing.push(d.to_path_buf());
-        current = d.parent();
-    }
-    if let Err(e) = fs::create_dir_all(dir) {
-        remove_dirs(&missing);
-        return Err(e);
-    }
-    Ok(missing)
-}
-
-/// Removes directories, in the order given, as long as they are empty.
-fn remove_dirs(dirs: &[PathBuf]) {
-    for dir in dirs {
-        // Not empty (someone else wrote there) or already gone: leave it.
-        let _ = fs::remove_dir(dir);
-    }
-}
-
-/// Makes the rename durable. Best effort: not every platform or file system supports it.
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(handle) = fs::File::open(dir) {
-        let _ = handle.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 
 mod adapter;
 mod context;
+pub mod files;
 mod guard;
 pub mod js;
 mod params;
