@@ -10,6 +10,17 @@ pub fn tool_error(message: &str) -> String {
 /// The result of an operation the user (or the approval policy) denied.
 pub const TOOL_DENIED: &str = "The user denied this operation.";
 
+/// A denial (`denial`, usually [`TOOL_DENIED`]) with the feedback the user typed, in Cline's
+/// feedback block; the denial alone when there is none.
+pub fn denied_with_feedback(denial: &str, feedback: Option<&str>) -> String {
+    match feedback {
+        Some(text) if !text.is_empty() => format!(
+            "{denial}\n\nThe user provided the following feedback:\n<feedback>\n{text}\n</feedback>"
+        ),
+        _ => denial.to_string(),
+    }
+}
+
 /// The error for a path that `.clineignore` blocks.
 pub fn clineignore_error(path: &str) -> String {
     format!(
@@ -56,6 +67,25 @@ pub fn missing_param_notice(tool: &str, param: &str, rel_path: Option<&str>) -> 
             "Cline tried to use {tool} without value for required parameter '{param}'. Retrying..."
         ),
     }
+}
+
+/// Text cut to `max_units` UTF-16 code units (JavaScript's string length) with Cline's
+/// `[FILE TRUNCATED: …]` notice appended; text that fits comes back as it is.
+pub fn truncate_with_notice(text: String, max_units: usize) -> String {
+    let Some((cut, total)) = crate::sdk::js::utf16_cut(&text, max_units) else {
+        return text;
+    };
+    let size = |n: usize| format_size(u64::try_from(n).unwrap_or(u64::MAX));
+    let notice = format!(
+        "\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
+        size(total),
+        size(max_units),
+        size(total - max_units),
+    );
+    let mut capped = text;
+    capped.truncate(cut);
+    capped.push_str(&notice);
+    capped
 }
 
 /// Formats a byte count as Cline does: `N B`, `N.N KB`, `N.N MB` (1024-based).

@@ -48,12 +48,7 @@ pub const PATCH_DENIED: &str = "The user denied this patch operation.";
 
 /// The denial with the user's feedback, if any.
 pub fn denied(feedback: Option<&str>) -> String {
-    match feedback {
-        Some(text) if !text.is_empty() => format!(
-            "{PATCH_DENIED}\n\nThe user provided the following feedback:\n<feedback>\n{text}\n</feedback>"
-        ),
-        _ => PATCH_DENIED.to_string(),
-    }
+    tool_api::texts::denied_with_feedback(PATCH_DENIED, feedback)
 }
 
 /// The result of a call cancelled before anything was written.

@@ -201,18 +201,4 @@ mod tests {
             "[browser_action for 'click']"
         );
     }
-
-    #[test]
-    fn partial_closing_tags_are_removed() {
-        assert_eq!(
-            strip_partial_closing_tag("https://x.io</ur", "url"),
-            "https://x.io"
-        );
-        assert_eq!(
-            strip_partial_closing_tag("450,300 <", "coordinate"),
-            "450,300"
-        );
-        assert_eq!(strip_partial_closing_tag("a<b", "coordinate"), "a<b");
-        assert_eq!(strip_partial_closing_tag("plain", "text"), "plain");
-    }
 }

@@ -32,13 +32,7 @@ pub fn execution_error(message: &str) -> String {
 /// The result of a launch the user refused, with the feedback they typed, formatted as the
 /// host formats denials.
 pub fn denied(feedback: Option<&str>) -> String {
-    match feedback {
-        Some(text) => format!(
-            "{}\n\nThe user provided the following feedback:\n<feedback>\n{text}\n</feedback>",
-            tool_api::texts::TOOL_DENIED
-        ),
-        None => tool_api::texts::TOOL_DENIED.to_string(),
-    }
+    tool_api::texts::denied_with_feedback(tool_api::texts::TOOL_DENIED, feedback)
 }
 
 #[cfg(test)]

@@ -235,14 +235,10 @@ pub fn unescape_html(command: &str) -> String {
 }
 
 fn denied(feedback: Option<String>) -> ToolError {
-    let message = match feedback {
-        Some(text) => format!(
-            "{}\n\nThe user provided the following feedback:\n<feedback>\n{text}\n</feedback>",
-            texts::TOOL_DENIED
-        ),
-        None => texts::TOOL_DENIED.to_string(),
-    };
-    ToolError::new(ToolErrorKind::DENIED, message)
+    ToolError::new(
+        ToolErrorKind::DENIED,
+        texts::denied_with_feedback(texts::TOOL_DENIED, feedback.as_deref()),
+    )
 }
 
 tool_api::submit_tool!(ExecuteCommand);

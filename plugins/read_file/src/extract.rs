@@ -3,7 +3,6 @@
 use std::path::Path;
 
 use base64::Engine;
-use tool_api::texts::format_size;
 
 /// Files larger than this are refused (Cline's 20 × 1000 × 1024 bytes).
 pub const MAX_FILE_BYTES: u64 = 20 * 1000 * 1024;
@@ -110,30 +109,7 @@ fn decode(bytes: &[u8], extension: &str) -> Result<String, String> {
 
 /// Cuts text longer than [`MAX_TEXT_UNITS`] UTF-16 code units and appends the notice.
 fn cap_text(text: String) -> String {
-    let total_units: usize = text.chars().map(char::len_utf16).sum();
-    if total_units <= MAX_TEXT_UNITS {
-        return text;
-    }
-    let mut units = 0;
-    let mut cut = text.len();
-    for (index, ch) in text.char_indices() {
-        if units + ch.len_utf16() > MAX_TEXT_UNITS {
-            cut = index;
-            break;
-        }
-        units += ch.len_utf16();
-    }
-    let to_u64 = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-    let notice = format!(
-        "\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
-        format_size(to_u64(total_units)),
-        format_size(to_u64(MAX_TEXT_UNITS)),
-        format_size(to_u64(total_units - MAX_TEXT_UNITS)),
-    );
-    let mut capped = text;
-    capped.truncate(cut);
-    capped.push_str(&notice);
-    capped
+    tool_api::texts::truncate_with_notice(text, MAX_TEXT_UNITS)
 }
 
 #[cfg(test)]

@@ -86,30 +86,7 @@ pub fn resource_result(contents: &[Value]) -> String {
 
 /// Cuts text longer than [`MAX_CONTENT_UNITS`] UTF-16 code units and appends Cline's notice.
 pub fn truncate(text: String) -> String {
-    let total: usize = text.chars().map(char::len_utf16).sum();
-    if total <= MAX_CONTENT_UNITS {
-        return text;
-    }
-    let mut units = 0;
-    let mut cut = text.len();
-    for (index, ch) in text.char_indices() {
-        if units + ch.len_utf16() > MAX_CONTENT_UNITS {
-            cut = index;
-            break;
-        }
-        units += ch.len_utf16();
-    }
-    let size = |n: usize| tool_api::texts::format_size(u64::try_from(n).unwrap_or(u64::MAX));
-    let notice = format!(
-        "\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
-        size(total),
-        size(MAX_CONTENT_UNITS),
-        size(total - MAX_CONTENT_UNITS),
-    );
-    let mut capped = text;
-    capped.truncate(cut);
-    capped.push_str(&notice);
-    capped
+    tool_api::texts::truncate_with_notice(text, MAX_CONTENT_UNITS)
 }
 
 #[cfg(test)]

@@ -58,13 +58,7 @@ pub fn images_not_viewable(count: usize) -> String {
 
 /// The denial text, with the user's feedback when there is some.
 pub fn denied(feedback: Option<&str>) -> String {
-    match feedback {
-        Some(text) => format!(
-            "{}\n\nThe user provided the following feedback:\n<feedback>\n{text}\n</feedback>",
-            tool_api::texts::TOOL_DENIED
-        ),
-        None => tool_api::texts::TOOL_DENIED.to_string(),
-    }
+    tool_api::texts::denied_with_feedback(tool_api::texts::TOOL_DENIED, feedback)
 }
 
 /// use_mcp_tool's description.

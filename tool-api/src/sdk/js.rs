@@ -30,6 +30,23 @@ pub fn trim_end(s: &str) -> &str {
     s.trim_end_matches(is_js_whitespace)
 }
 
+/// Where to cut `text` so that it keeps at most `max_units` UTF-16 code units (JavaScript's
+/// string length), and its total length in code units; `None` when it already fits.
+pub fn utf16_cut(text: &str, max_units: usize) -> Option<(usize, usize)> {
+    let total: usize = text.chars().map(char::len_utf16).sum();
+    if total <= max_units {
+        return None;
+    }
+    let mut units = 0;
+    for (index, ch) in text.char_indices() {
+        if units + ch.len_utf16() > max_units {
+            return Some((index, total));
+        }
+        units += ch.len_utf16();
+    }
+    Some((text.len(), total))
+}
+
 /// Removes a closing tag still being typed at the end of a streamed value (Cline's
 /// `removeClosingTag`): an optional whitespace character, `<` or `</`, then any in-order part of
 /// the parameter's name, at the very end. `https://x.io</ur` becomes `https://x.io`.
@@ -61,6 +78,13 @@ mod tests {
         assert_eq!(trim("\u{FEFF} a \u{2028}"), "a");
         assert_eq!(trim("\u{85}a\u{85}"), "\u{85}a\u{85}");
         assert_eq!(trim_end("a \t\n"), "a");
+    }
+
+    #[test]
+    fn cuts_count_utf16_units() {
+        assert_eq!(utf16_cut("abc", 3), None);
+        assert_eq!(utf16_cut("ab🌍c", 3), Some((2, 5)));
+        assert_eq!(utf16_cut("ab🌍c", 4), Some((6, 5)));
     }
 
     #[test]
