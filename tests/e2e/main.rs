@@ -16,6 +16,7 @@ mod list_code_definition_names;
 mod list_files;
 mod loading;
 mod mcp_client;
+mod mcp_remote;
 mod mcp_server;
 mod meta_tools;
 mod parser;

@@ -1,0 +1,1 @@
+//! MCP servers reached over HTTP: streamable HTTP and the legacy SSE transport.
