@@ -74,6 +74,13 @@ pub enum Command {
     },
     /// Serves every loaded tool as an MCP server on stdin/stdout.
     Mcp(crate::mcp_server::McpArgs),
+    /// Lists the MCP servers of the MCP settings file, their status and their tools (starting
+    /// the enabled ones).
+    McpServers {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Curated plugin bundles: keys, signing, verification.
     #[command(subcommand)]
     Bundle(crate::bundle::BundleCommand),
@@ -205,6 +212,21 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             print_tools(&host, json);
             Ok(ExitCode::SUCCESS)
         }
+        Command::McpServers { json } => {
+            let host = build_host(
+                &plugins,
+                cli.settings.as_deref(),
+                None,
+                ApprovalMode::DenyUnlessAuto,
+            )?;
+            let report = crate::mcp_servers::report(&host)?;
+            if json {
+                print_line(&report.to_string());
+            } else {
+                print!("{}", crate::mcp_servers::render_text(&report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Call(args) => call(&plugins, cli.settings.as_deref(), args),
         Command::Parse => {
             let mut text = String::new();
@@ -227,8 +249,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
                 None,
                 ApprovalMode::DenyUnlessAuto,
             )?;
-            let registry = host.registry();
-            let specs: Vec<_> = registry.tools().map(|(_, tool)| &tool.spec).collect();
+            let tools = host.tools();
+            let specs: Vec<_> = tools.iter().map(|(_, tool)| &tool.spec).collect();
             print_line(&crate::schema::render(&specs, format));
             Ok(ExitCode::SUCCESS)
         }
@@ -370,9 +392,9 @@ fn call(
         args.cwd.as_deref(),
         approval_mode(args.yes),
     )?;
-    if host.registry().get(&args.tool).is_none() {
-        let registry = host.registry();
-        let names: Vec<&str> = registry.tools().map(|(name, _)| name).collect();
+    if host.lookup(&args.tool).is_none() {
+        let tools = host.tools();
+        let names: Vec<&str> = tools.iter().map(|(name, _)| name.as_str()).collect();
         return Err(format!(
             "no tool named '{}' is loaded (loaded: {})",
             args.tool,
@@ -494,9 +516,10 @@ fn print_line(text: &str) {
 
 fn print_tools(host: &Host, json: bool) {
     let registry = host.registry();
+    let tools = host.tools();
     if json {
-        let tools: Vec<Value> = registry
-            .tools()
+        let tools: Vec<Value> = tools
+            .iter()
             .map(|(name, tool)| {
                 let plugin = &tool.handler.plugin;
                 json!({
@@ -505,9 +528,11 @@ fn print_tools(host: &Host, json: bool) {
                     "plugin_version": plugin.version.to_string(),
                     "abi_version": plugin.abi_version.to_string(),
                     "library": plugin.path,
+                    "loaded": plugin.is_loaded(),
                     "partial": tool.spec.partial,
                     "handler_id": tool.handler.id,
                     "cline_tool": is_cline_tool(name),
+                    "run_time": registry.get(name).is_none(),
                     "description": tool.spec.description,
                 })
             })
@@ -521,7 +546,7 @@ fn print_tools(host: &Host, json: bool) {
         return;
     }
     let mut out = String::new();
-    for (name, tool) in registry.tools() {
+    for (name, tool) in &tools {
         let plugin = &tool.handler.plugin;
         out.push_str(&format!(
             "{name:<28} {:<22} {:<8} handler={:<24} partial={:<5} {}\n",

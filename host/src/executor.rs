@@ -24,7 +24,7 @@ use tool_api::texts;
 use crate::hooks::{HookInput, HookName, HookOutcome, Hooks, PRE_TOOL_USE_EXEMPT};
 use crate::outcome::CallOutcome;
 use crate::parser::{coerce_to_schema, parse_arguments};
-use crate::plugins::{RegisteredTool, Registry};
+use crate::plugins::{dynamic, RegisteredTool, Registry};
 use crate::policy::{auto_approves, ApprovalMode, Workspace};
 use crate::services::{CallServices, Cancellation};
 use crate::settings::Settings;
@@ -126,7 +126,7 @@ impl Host {
     /// build that fails to load, or an older version without `allow_downgrade`, leaves the
     /// running version in place. Returns what was loaded.
     pub fn reload_library(&self, file: &Path, allow_downgrade: bool) -> Result<String, String> {
-        let (info, handlers) = crate::plugins::loader::load_copy(file)
+        let info = crate::plugins::loader::load_copy(file)
             .map_err(|e| format!("{}: {e}; the running version stays", file.display()))?;
         let mut slot = self
             .registry
@@ -144,7 +144,7 @@ impl Host {
             }
         }
         let loaded = format!("{} {}", info.name, info.version);
-        let next = slot.with_replaced(file, info, handlers);
+        let next = slot.with_replaced(file, info);
         for warning in next.warnings() {
             tracing::warn!(target: "toolhost::plugins", "{warning}");
         }
@@ -192,6 +192,40 @@ impl Host {
         self.ui.as_ref()
     }
 
+    /// The tool called `name`: a registered one, else a run-time tool of a plugin that serves
+    /// them (an MCP server's, an HTTP tool's: see [`crate::plugins::dynamic`]).
+    pub fn lookup(&self, name: &str) -> Option<RegisteredTool> {
+        let registry = self.registry();
+        if let Some(tool) = registry.get(name) {
+            return Some(tool.clone());
+        }
+        if registry.dynamic_handlers().is_empty() {
+            return None;
+        }
+        dynamic::find(&registry, self.settings.document(), Some(name))
+            .into_iter()
+            .next()
+    }
+
+    /// Every tool that can be called now, sorted by name: the registered ones and the run-time
+    /// ones (listing those may start the MCP servers of the settings).
+    pub fn tools(&self) -> Vec<(String, RegisteredTool)> {
+        let registry = self.registry();
+        let mut tools: Vec<(String, RegisteredTool)> = registry
+            .tools()
+            .map(|(name, tool)| (name.to_string(), tool.clone()))
+            .collect();
+        if !registry.dynamic_handlers().is_empty() {
+            tools.extend(
+                dynamic::find(&registry, self.settings.document(), None)
+                    .into_iter()
+                    .map(|tool| (tool.spec.name.clone(), tool)),
+            );
+            tools.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        tools
+    }
+
     /// Runs one tool call from the model.
     pub fn call(&self, name: &str, params_json: &str) -> CallOutcome {
         self.call_nested(name, params_json, 0, false)
@@ -207,7 +241,7 @@ impl Host {
         depth: u32,
         subagent: bool,
     ) -> CallOutcome {
-        let Some(tool) = self.registry().get(name).cloned() else {
+        let Some(tool) = self.lookup(name) else {
             return CallOutcome::unknown_tool(name);
         };
         let mut params = match parse_params(params_json) {
@@ -230,8 +264,8 @@ impl Host {
 
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
     pub fn describe(&self, name: &str, params: &Map<String, Value>) -> String {
-        match self.registry().get(name) {
-            Some(tool) => describe(tool, name, params, &self.context(false)),
+        match self.lookup(name) {
+            Some(tool) => describe(&tool, name, params, &self.context(false)),
             None => format!("[{name}]"),
         }
     }
@@ -368,8 +402,9 @@ impl Host {
     }
 
     /// Sends a task notification to the handler of `tool` (if loaded); answers are ignored.
+    /// A handler whose library was never opened has nothing to hear.
     fn notify_handler(&self, tool: &str, event: &str) {
-        if let Some(entry) = self.registry().get(tool) {
+        if let Some(entry) = self.registry().get(tool).filter(|e| e.handler.handler.is_open()) {
             let payload = json!({"task_id": self.task_id}).to_string();
             let _ = entry
                 .handler
@@ -604,13 +639,13 @@ fn canonicalize(name: &str, params: &mut Map<String, Value>) {
 
 impl Drop for Host {
     /// The task is over: every handler hears `task_ended`, so what a plugin keeps per task
-    /// (a browser, say) closes with it.
+    /// (a browser, say) closes with it. Handlers whose library was never opened kept nothing.
     fn drop(&mut self) {
         let registry = self.registry();
         let payload = json!({"task_id": self.task_id}).to_string();
         let mut notified = std::collections::HashSet::new();
         for (_, tool) in registry.tools() {
-            if notified.insert(tool.handler.id.clone()) {
+            if tool.handler.handler.is_open() && notified.insert(tool.handler.id.clone()) {
                 let _ = tool
                     .handler
                     .handler

@@ -31,6 +31,7 @@ pub mod executor;
 pub mod hooks;
 pub mod known_tools;
 pub mod mcp_server;
+pub mod mcp_servers;
 pub mod outcome;
 pub mod parser;
 pub mod plugins;

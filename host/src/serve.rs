@@ -33,11 +33,7 @@ fn answer(host: &Arc<Host>, line: &str) -> Value {
     };
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     if request.get("list").and_then(Value::as_bool) == Some(true) {
-        let names: Vec<String> = host
-            .registry()
-            .tools()
-            .map(|(name, _)| name.to_string())
-            .collect();
+        let names: Vec<String> = host.tools().into_iter().map(|(name, _)| name).collect();
         return json!({"id": id, "tools": names});
     }
     let Some(tool) = request.get("tool").and_then(Value::as_str) else {

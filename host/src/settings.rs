@@ -190,6 +190,11 @@ impl Settings {
         })
     }
 
+    /// The whole settings document, as JSON (what plugins serving run-time tools receive).
+    pub fn document(&self) -> &Value {
+        &self.raw
+    }
+
     /// A value by dotted key (`model.supports_images`), as JSON.
     pub fn lookup(&self, key: &str) -> Option<&Value> {
         key.split('.')

@@ -45,7 +45,7 @@ for line in sys.stdin:
 "#;
 
 /// A workspace with a file, the plugin directories, and an MCP settings file.
-struct Setup {
+pub(crate) struct Setup {
     _dirs: Vec<tempfile::TempDir>,
     workspace: PathBuf,
     plugins: PluginDir,
@@ -55,7 +55,7 @@ struct Setup {
     script: PathBuf,
 }
 
-fn setup(servers: impl FnOnce(&Setup) -> Value) -> Setup {
+pub(crate) fn setup(servers: impl FnOnce(&Setup) -> Value) -> Setup {
     let workspace = workdir();
     std::fs::write(
         workspace.path().join("notes.txt"),
@@ -108,7 +108,7 @@ impl Setup {
         )
     }
 
-    fn host(&self, use_mcp: bool) -> (std::sync::Arc<toolhost::Host>, RecordingUi) {
+    pub(crate) fn host(&self, use_mcp: bool) -> (std::sync::Arc<toolhost::Host>, RecordingUi) {
         in_process::host_with(
             self.plugins.path(),
             &self.workspace,
@@ -117,11 +117,11 @@ impl Setup {
     }
 }
 
-fn call(host: &toolhost::Host, tool: &str, params: Value) -> CallOutcome {
+pub(crate) fn call(host: &toolhost::Host, tool: &str, params: Value) -> CallOutcome {
     host.call(tool, &params.to_string())
 }
 
-fn use_tool(
+pub(crate) fn use_tool(
     host: &toolhost::Host,
     server: &str,
     tool: &str,
@@ -134,7 +134,7 @@ fn use_tool(
     call(host, "use_mcp_tool", params)
 }
 
-fn failed(message: &str) -> String {
+pub(crate) fn failed(message: &str) -> String {
     format!("Error executing MCP tool: {message}")
 }
 

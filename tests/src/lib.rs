@@ -175,9 +175,12 @@ pub fn toolhost() -> Command {
     command
         .env_remove("TOOLHOST_PLUGIN_PATH")
         .env_remove("TOOLHOST_SETTINGS")
+        .env_remove("TOOLHOST_PLUGIN_INDEX")
         .env_remove("TOOLHOST_LOG")
         .env_remove("RUST_BACKTRACE")
         .env("XDG_CONFIG_HOME", config_home.path())
+        // The plugin index of these runs stays with them.
+        .env("XDG_CACHE_HOME", config_home.path())
         .stdin(Stdio::null());
     command
 }

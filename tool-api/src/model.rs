@@ -224,3 +224,39 @@ pub struct PathVerdict {
     /// The path for display: relative to cwd when inside it, absolute otherwise.
     pub display: String,
 }
+
+/// The plugin capability (in `export_plugin!(capabilities: [...])`) saying that the plugin's
+/// handlers serve names discovered at run time, beyond their specs: the tools of MCP servers,
+/// tools declared in the settings. The host then asks its handlers with the handler extension
+/// [`DYNAMIC_TOOLS_METHOD`].
+pub const DYNAMIC_TOOLS_CAPABILITY: &str = "dynamic_tools";
+
+/// The handler extension listing a handler's run-time tools. Its payload is a
+/// [`DynamicToolsQuery`]; its answer `{"tools": [ToolSpec, ...]}`.
+pub const DYNAMIC_TOOLS_METHOD: &str = "dynamic_tools";
+
+/// What the host asks a handler that serves run-time tools.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DynamicToolsQuery {
+    /// Only this name is wanted (the host is resolving a call): a handler may then skip the
+    /// work the other names would cost. `None`: every tool (a listing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The host's settings, as a JSON document (the TOML file's tables as objects).
+    #[serde(default)]
+    pub settings: Value,
+}
+
+impl DynamicToolsQuery {
+    /// The setting at a dotted key (`mcp.settings_file`).
+    pub fn setting(&self, key: &str) -> Option<&Value> {
+        key.split('.')
+            .try_fold(&self.settings, |value, part| value.get(part))
+            .filter(|value| !value.is_null())
+    }
+
+    /// Whether `name` is wanted by this query.
+    pub fn wants(&self, name: &str) -> bool {
+        self.name.as_deref().is_none_or(|wanted| wanted == name)
+    }
+}

@@ -3,9 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The workspace root (the parent of `xtask/`).
+/// The workspace root (the parent of `xtask/`). `cargo run` sets `CARGO_MANIFEST_DIR` for the
+/// run too; that one is preferred, because a binary shared through one target directory by two
+/// checkouts would otherwise work on the checkout that last compiled it.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest_dir
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))

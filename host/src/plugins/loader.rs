@@ -1,18 +1,24 @@
 //! Loading one plugin library: open it, check its ABI and versions, build its handlers.
 //!
+//! A plugin may also be known before it is opened: [`PluginInfo::from_index`] describes it from
+//! the plugin index (what the library registered when it was last loaded, see
+//! [`super::index`]), and the library is opened on the first use of one of its handlers.
+//!
 //! abi_stable checks, in order: that the file is a library, that it exports a root module, that
 //! its abi_stable and tool-api versions are compatible, and that the layout of every type
 //! reachable from the root module matches ours. Each failure becomes a [`LoadError`] naming the
 //! reason. Libraries are never unloaded: abi_stable leaks them by design.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use abi_stable::library::{lib_header_from_path, LibraryError};
 use abi_stable::std_types::{RErr, ROk};
 use tool_api::abi::{PluginManifest, ToolHandlerBox, ToolPluginV1Ref};
 
-/// A loaded plugin library.
+use super::index::IndexEntry;
+
+/// A plugin library: loaded, or known from the plugin index and loaded on first use.
 pub struct PluginInfo {
     /// The plugin's name.
     pub name: String,
@@ -24,7 +30,9 @@ pub struct PluginInfo {
     pub path: PathBuf,
     /// Capability strings from the manifest.
     pub capabilities: Vec<String>,
-    module: ToolPluginV1Ref,
+    /// The opened library; unset for a plugin known from the index until its first use, and an
+    /// error when opening it then failed.
+    image: OnceLock<Result<Image, String>>,
     /// Whether this plugin was loaded from a private copy, so that its library image (and the
     /// threads and runtime inside it) belongs to this load alone.
     private_image: bool,
@@ -32,7 +40,76 @@ pub struct PluginInfo {
     failure: Mutex<Option<String>>,
 }
 
+/// An opened library: its root module and the handlers it built.
+struct Image {
+    module: ToolPluginV1Ref,
+    handlers: Vec<ToolHandlerBox>,
+}
+
 impl PluginInfo {
+    /// A plugin as the index recorded it; its library is opened on first use.
+    pub fn from_index(path: &Path, entry: &IndexEntry) -> Option<Self> {
+        Some(Self {
+            name: entry.name.clone(),
+            version: semver::Version::parse(&entry.version).ok()?,
+            abi_version: semver::Version::parse(&entry.abi_version).ok()?,
+            path: path.to_path_buf(),
+            capabilities: entry.capabilities.clone(),
+            image: OnceLock::new(),
+            private_image: false,
+            failure: Mutex::new(None),
+        })
+    }
+
+    /// Whether the library is open (a plugin known from the index is not until first used).
+    pub fn is_loaded(&self) -> bool {
+        matches!(self.image.get(), Some(Ok(_)))
+    }
+
+    /// The handler at `index`, opening the library first when needed. The error says why the
+    /// library could not be opened now.
+    pub fn handler(&self, index: usize) -> Result<&ToolHandlerBox, String> {
+        let image = self.image.get_or_init(|| self.open_late()).as_ref()?;
+        image
+            .handlers
+            .get(index)
+            .ok_or_else(|| format!("the plugin '{}' has no handler {index}", self.name))
+    }
+
+    /// The specs of every handler (JSON), opening the library when needed.
+    pub fn handler_specs(&self) -> Result<Vec<String>, String> {
+        let image = self.image.get_or_init(|| self.open_late()).as_ref()?;
+        Ok(image
+            .handlers
+            .iter()
+            .map(|h| h.specs_json().into_string())
+            .collect())
+    }
+
+    /// Opens the library of a plugin known from the index; it must still be the plugin the
+    /// index described.
+    fn open_late(&self) -> Result<Image, String> {
+        let mut loaded = load(&self.path).map_err(|e| {
+            format!(
+                "the plugin library {} could not be loaded: {e}",
+                self.path.display()
+            )
+        })?;
+        if loaded.name != self.name || loaded.version != self.version {
+            return Err(format!(
+                "the plugin library {} changed since it was indexed (now {} {})",
+                self.path.display(),
+                loaded.name,
+                loaded.version
+            ));
+        }
+        // Not private: dropping `loaded` shuts nothing down.
+        loaded
+            .image
+            .take()
+            .unwrap_or_else(|| Err("the plugin library was not opened".to_string()))
+    }
+
     /// Marks the plugin as failed; its tools will refuse further calls.
     pub fn mark_failed(&self, reason: &str) {
         if let Ok(mut failure) = self.failure.lock() {
@@ -46,8 +123,11 @@ impl PluginInfo {
     }
 
     /// Asks the plugin to stop its threads (the code stays mapped).
+    /// A plugin whose library was never opened has nothing to stop.
     pub fn shutdown(&self) {
-        (self.module.shutdown())();
+        if let Some(Ok(image)) = self.image.get() {
+            (image.module.shutdown())();
+        }
     }
 }
 
@@ -97,7 +177,7 @@ pub enum LoadError {
 }
 
 /// Loads the plugin library at `path`.
-pub fn load(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
+pub fn load(path: &Path) -> Result<PluginInfo, LoadError> {
     load_mapped(path, path)
 }
 
@@ -105,7 +185,7 @@ pub fn load(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError>
 /// file changes: the dynamic loader hands back the already loaded image for a path (and for a
 /// file with the same inode), so every generation needs a file of its own. The copy is removed
 /// once mapped; the mapping stays.
-pub fn load_copy(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
+pub fn load_copy(path: &Path) -> Result<PluginInfo, LoadError> {
     static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("toolhost-{}", std::process::id()));
@@ -127,30 +207,24 @@ pub fn load_copy(path: &Path) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadE
 }
 
 /// Opens `mapped`, recording `origin` as the plugin's file.
-fn load_mapped(
-    mapped: &Path,
-    origin: &Path,
-) -> Result<(PluginInfo, Vec<ToolHandlerBox>), LoadError> {
+fn load_mapped(mapped: &Path, origin: &Path) -> Result<PluginInfo, LoadError> {
     let path = origin;
     let header = lib_header_from_path(mapped).map_err(classify)?;
     let module = header
         .init_root_module::<ToolPluginV1Ref>()
         .map_err(classify)?;
     let manifest = (module.manifest())();
-    let mut info = check_manifest(path, module, manifest)?;
+    let mut info = check_manifest(path, manifest)?;
     info.private_image = mapped != origin;
     let handlers = match (module.handlers())() {
         ROk(handlers) => handlers.into_vec(),
         RErr(e) => return Err(LoadError::Init(e.message.into_string())),
     };
-    Ok((info, handlers))
+    info.image = OnceLock::from(Ok(Image { module, handlers }));
+    Ok(info)
 }
 
-fn check_manifest(
-    path: &Path,
-    module: ToolPluginV1Ref,
-    manifest: PluginManifest,
-) -> Result<PluginInfo, LoadError> {
+fn check_manifest(path: &Path, manifest: PluginManifest) -> Result<PluginInfo, LoadError> {
     let version = semver::Version::parse(manifest.version.as_str())
         .map_err(|e| LoadError::Manifest(format!("plugin version '{}': {e}", manifest.version)))?;
     let abi_version = semver::Version::parse(manifest.abi_version.as_str()).map_err(|e| {
@@ -175,7 +249,7 @@ fn check_manifest(
         abi_version,
         path: path.to_path_buf(),
         capabilities,
-        module,
+        image: OnceLock::new(),
         private_image: false,
         failure: Mutex::new(None),
     })

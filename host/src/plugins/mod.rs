@@ -2,6 +2,8 @@
 //! tool names they provide.
 
 pub mod discovery;
+pub mod dynamic;
+pub mod index;
 pub mod loader;
 pub mod registry;
 pub mod watch;

@@ -9,10 +9,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tool_api::abi::ToolHandlerBox;
-use tool_api::model::ToolSpec;
+use abi_stable::std_types::{RErr, RResult, RStr, RString};
+use tool_api::abi::{HostRef, ToolCall, ToolError, ToolErrorKind, ToolOutput};
+use tool_api::model::{ToolSpec, DYNAMIC_TOOLS_CAPABILITY};
 
 use super::discovery::library_files;
+use super::index::PluginIndex;
 use super::loader::{self, PluginInfo};
 
 /// One handler of a plugin. Several names may share it.
@@ -22,7 +24,62 @@ pub struct Handler {
     /// The plugin that provides it.
     pub plugin: Arc<PluginInfo>,
     /// The handler object.
-    pub handler: ToolHandlerBox,
+    pub handler: HandlerRef,
+}
+
+/// A handler of a plugin, reached through the plugin: the library of a plugin known from the
+/// index is opened by the first call that needs it. When it cannot be opened then, every
+/// method answers with the reason as an error (`describe` with the bare tool name).
+pub struct HandlerRef {
+    plugin: Arc<PluginInfo>,
+    index: usize,
+}
+
+impl HandlerRef {
+    /// Whether the plugin's library is open: notifications go only to handlers that have run.
+    pub fn is_open(&self) -> bool {
+        self.plugin.is_loaded()
+    }
+
+    /// See `ToolHandler::describe`.
+    pub fn describe(&self, call: ToolCall<'_>) -> RString {
+        match self.plugin.handler(self.index) {
+            Ok(handler) => handler.describe(call),
+            Err(_) => RString::from(format!("[{}]", call.tool_name)),
+        }
+    }
+
+    /// See `ToolHandler::execute`.
+    pub fn execute(&self, call: ToolCall<'_>, host: HostRef<'_>) -> RResult<ToolOutput, ToolError> {
+        match self.plugin.handler(self.index) {
+            Ok(handler) => handler.execute(call, host),
+            Err(why) => RErr(unavailable(why)),
+        }
+    }
+
+    /// See `ToolHandler::handle_partial`.
+    pub fn handle_partial(&self, call: ToolCall<'_>, host: HostRef<'_>) -> RResult<(), ToolError> {
+        match self.plugin.handler(self.index) {
+            Ok(handler) => handler.handle_partial(call, host),
+            Err(why) => RErr(unavailable(why)),
+        }
+    }
+
+    /// See `ToolHandler::call_extension`.
+    pub fn call_extension(
+        &self,
+        method: RStr<'_>,
+        payload_json: RStr<'_>,
+    ) -> RResult<RString, ToolError> {
+        match self.plugin.handler(self.index) {
+            Ok(handler) => handler.call_extension(method, payload_json),
+            Err(why) => RErr(unavailable(why)),
+        }
+    }
+}
+
+fn unavailable(why: String) -> ToolError {
+    ToolError::new(ToolErrorKind::UNAVAILABLE, why)
 }
 
 /// A registered tool name.
@@ -56,6 +113,9 @@ impl std::fmt::Display for LoadWarning {
 #[derive(Default, Clone)]
 pub struct Registry {
     tools: BTreeMap<String, RegisteredTool>,
+    /// The handlers of plugins declaring [`DYNAMIC_TOOLS_CAPABILITY`], asked for their run-time
+    /// tools by [`crate::Host::lookup`] and [`crate::Host::tools`].
+    dynamic: Vec<Arc<Handler>>,
     plugins: Vec<Arc<PluginInfo>>,
     warnings: Vec<LoadWarning>,
 }
@@ -73,26 +133,59 @@ impl Registry {
     }
 
     fn load_dirs(dirs: &[PathBuf], copies: bool) -> Self {
+        // Private copies exist to load a file again; the index would skip the loading.
+        let mut index = if copies {
+            PluginIndex::default()
+        } else {
+            PluginIndex::open()
+        };
         let mut registry = Self::default();
         for dir in dirs {
             match library_files(dir) {
                 Ok(files) => {
                     for file in files {
-                        let loaded = if copies {
-                            loader::load_copy(&file)
-                        } else {
-                            loader::load(&file)
-                        };
-                        match loaded {
-                            Ok((info, handlers)) => registry.add_plugin(&file, info, handlers),
-                            Err(e) => registry.warn(&file, e.to_string()),
-                        }
+                        registry.add_library(&file, copies, &mut index);
                     }
                 }
                 Err(e) => registry.warn(dir, format!("cannot read plugin directory: {e}")),
             }
         }
+        index.save();
         registry
+    }
+
+    /// Registers one library: from its index entry when it has a current one, else by loading
+    /// it (and indexing it when it loaded cleanly).
+    fn add_library(&mut self, file: &Path, copy: bool, index: &mut PluginIndex) {
+        if let Some(entry) = index.lookup(file) {
+            if let Some(info) = PluginInfo::from_index(file, entry) {
+                let handlers = entry.handlers.clone();
+                return self.add_plugin(file, info, handlers);
+            }
+        }
+        let loaded = if copy {
+            loader::load_copy(file)
+        } else {
+            loader::load(file)
+        };
+        match loaded.map_err(|e| e.to_string()).and_then(|info| {
+            let specs = info.handler_specs()?;
+            Ok((info, specs))
+        }) {
+            Ok((info, specs)) => {
+                let warnings = self.warnings.len();
+                index.record(file, &info, specs.clone());
+                self.add_plugin(file, info, specs);
+                if self.warnings.len() > warnings {
+                    // Something about it was refused: load it, and warn, every time.
+                    index.forget(file);
+                }
+            }
+            Err(message) => {
+                index.forget(file);
+                self.warn(file, message);
+            }
+        }
     }
 
     /// Loads exactly `files`, in the order given (a curated bundle's list), with the duplicate
@@ -111,12 +204,13 @@ impl Registry {
             registry.warn(&warning.file, warning.message);
         }
         for file in files {
-            match loader::load(file) {
-                Ok((info, handlers)) => match admit(file, &info) {
-                    Ok(()) => registry.add_plugin(file, info, handlers),
-                    Err(message) => registry.warn(file, message),
-                },
-                Err(e) => registry.warn(file, e.to_string()),
+            let loaded = loader::load(file)
+                .map_err(|e| e.to_string())
+                .and_then(|info| admit(file, &info).map(|()| info))
+                .and_then(|info| Ok((info.handler_specs()?, info)));
+            match loaded {
+                Ok((specs, info)) => registry.add_plugin(file, info, specs),
+                Err(message) => registry.warn(file, message),
             }
         }
         registry.tools.retain(|name, _| enabled(name));
@@ -137,7 +231,6 @@ impl Registry {
         &self,
         file: &Path,
         info: PluginInfo,
-        handlers: Vec<ToolHandlerBox>,
     ) -> Self {
         let mut next = Self {
             tools: self
@@ -152,9 +245,18 @@ impl Registry {
                 .filter(|p| p.name != info.name)
                 .cloned()
                 .collect(),
+            dynamic: self
+                .dynamic
+                .iter()
+                .filter(|h| h.plugin.name != info.name)
+                .cloned()
+                .collect(),
             warnings: Vec::new(),
         };
-        next.add_plugin(file, info, handlers);
+        match info.handler_specs() {
+            Ok(specs) => next.add_plugin(file, info, specs),
+            Err(message) => next.warn(file, message),
+        }
         next
     }
 
@@ -168,7 +270,8 @@ impl Registry {
         self.plugins.iter().find(|p| p.path == file)
     }
 
-    fn add_plugin(&mut self, file: &Path, info: PluginInfo, handlers: Vec<ToolHandlerBox>) {
+    /// Registers a plugin's names; `handlers` holds each handler's specs (JSON).
+    fn add_plugin(&mut self, file: &Path, info: PluginInfo, handlers: Vec<String>) {
         if let Some(other) = self.plugins.iter().find(|p| p.name == info.name) {
             let message = format!(
                 "plugin '{}' is already loaded from {}; this copy is skipped",
@@ -179,8 +282,12 @@ impl Registry {
         }
         let plugin = Arc::new(info);
         self.plugins.push(plugin.clone());
-        for (index, handler) in handlers.into_iter().enumerate() {
-            let specs: Vec<ToolSpec> = match serde_json::from_str(handler.specs_json().as_str()) {
+        let dynamic = plugin
+            .capabilities
+            .iter()
+            .any(|c| c == DYNAMIC_TOOLS_CAPABILITY);
+        for (index, specs_json) in handlers.iter().enumerate() {
+            let specs: Vec<ToolSpec> = match serde_json::from_str(specs_json) {
                 Ok(specs) => specs,
                 Err(e) => {
                     self.warn(file, format!("handler {index} has invalid tool specs: {e}"));
@@ -190,8 +297,14 @@ impl Registry {
             let handler = Arc::new(Handler {
                 id: format!("{}/{index}", plugin.name),
                 plugin: plugin.clone(),
-                handler,
+                handler: HandlerRef {
+                    plugin: plugin.clone(),
+                    index,
+                },
             });
+            if dynamic {
+                self.dynamic.push(handler.clone());
+            }
             for spec in specs {
                 self.register(file, spec, &handler);
             }
@@ -232,6 +345,11 @@ impl Registry {
     /// Every registered tool, by name.
     pub fn tools(&self) -> impl Iterator<Item = (&str, &RegisteredTool)> {
         self.tools.iter().map(|(name, tool)| (name.as_str(), tool))
+    }
+
+    /// The handlers that serve run-time tools, in load order.
+    pub fn dynamic_handlers(&self) -> &[Arc<Handler>] {
+        &self.dynamic
     }
 
     /// The loaded plugins, in load order.

@@ -14,7 +14,12 @@ const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// The settings file: `mcp.settings_file`, else `~/.config/toolhost/cline_mcp_settings.json`.
 pub fn settings_file(ctx: &Ctx<'_>) -> PathBuf {
-    match ctx.setting::<String>("mcp.settings_file") {
+    settings_file_from(ctx.setting::<String>("mcp.settings_file"))
+}
+
+/// The settings file given the `mcp.settings_file` setting, if set.
+pub fn settings_file_from(setting: Option<String>) -> PathBuf {
+    match setting {
         Some(path) if !path.is_empty() => PathBuf::from(path),
         _ => home().join(".config/toolhost/cline_mcp_settings.json"),
     }
@@ -98,18 +103,41 @@ pub fn use_mcp_tool(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
             }
         },
     };
+    run_tool(ctx, &call.name, &server, &tool, raw_arguments, arguments)
+}
+
+/// A call of an MCP tool by its own name (`{server key}0mcp0{tool}`, see [`crate::native`]): the
+/// parameters are the tool's arguments, and the rest is `use_mcp_tool`'s flow, approval included.
+pub fn native_tool(call: &Call, ctx: &Ctx<'_>, key: &str, tool: &str) -> ToolResult {
+    let file = settings_file(ctx);
+    let servers = crate::settings::load(&file).unwrap_or_default();
+    let server = crate::native::server_for_key(&servers, key);
+    let arguments = call.params.as_map().clone();
+    let raw = Value::Object(arguments.clone()).to_string();
+    run_tool(ctx, &call.name, &server, tool, Some(raw), Some(arguments))
+}
+
+/// Approval, the `tools/call` request and the result, for both ways of calling an MCP tool.
+fn run_tool(
+    ctx: &Ctx<'_>,
+    called_as: &str,
+    server: &str,
+    tool: &str,
+    raw_arguments: Option<String>,
+    arguments: Option<serde_json::Map<String, Value>>,
+) -> ToolResult {
     let file = settings_file(ctx);
     let mut payload = json!({"type": "use_mcp_tool", "serverName": server, "toolName": tool});
     if let Some(raw) = &raw_arguments {
         payload["arguments"] = Value::String(raw.clone());
     }
-    if hub::auto_approved(&file, &server, &tool) {
+    if hub::auto_approved(&file, server, tool) {
         ctx.say("use_mcp_server", &payload.to_string());
     } else {
-        approve(ctx, &call.name, &payload)?;
+        approve(ctx, called_as, &payload)?;
     }
     ctx.say("mcp_server_request_started", "");
-    let outcome = run(ctx, hub::call_tool(&file, &server, &tool, arguments))?;
+    let outcome = run(ctx, hub::call_tool(&file, server, tool, arguments))?;
     let result = match outcome {
         Ok(result) => result,
         Err(message) => return Ok(ToolContent::text(texts::tool_call_failed(&message))),

@@ -20,13 +20,13 @@ use rmcp::model::{
     ReadResourceRequestParams,
 };
 use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{IntoTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 
-use crate::settings::{self, ServerConfig, Transport};
-use crate::texts;
+use crate::settings::{self, RemoteKind, ServerConfig, Transport};
+use crate::{remote, sse, texts};
 
 /// How long the list requests after connecting may take (Cline's 5 s).
 const LIST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -198,67 +198,58 @@ async fn connect(file: &Path, server: &str) -> Result<Ready, String> {
     })
 }
 
-/// Starts a server and runs the MCP handshake, within the server's timeout.
+/// Starts (or connects to) a server and runs the MCP handshake, within the server's timeout.
 async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> {
-    let Transport::Stdio {
-        command,
-        args,
-        cwd,
-        env,
-    } = &config.transport
-    else {
-        return Err(format!(
-            "MCP server \"{name}\" uses a remote transport, which is not supported yet: only stdio servers can be used"
-        ));
-    };
     let failed = |why: String| format!("MCP server \"{name}\" could not be started: {why}");
-    let mut cmd = tokio::process::Command::new(command);
-    cmd.args(args).envs(env).kill_on_drop(true);
-    if let Some(dir) = cwd {
-        cmd.current_dir(dir);
-    }
-    // The server's stderr must not reach the host's terminal (or a protocol stream); its tail
-    // explains failures.
-    let (transport, stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| failed(e.to_string()))?;
     let tail = Arc::new(Mutex::new(String::new()));
-    if let Some(stderr) = stderr {
-        let tail = tail.clone();
-        tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let mut kept = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                kept.push_str(&line);
-                kept.push('\n');
-                if kept.len() > STDERR_TAIL {
-                    let mut cut = kept.len() - STDERR_TAIL;
-                    while !kept.is_char_boundary(cut) {
-                        cut += 1;
-                    }
-                    kept.drain(..cut);
-                }
+    let handshake = match &config.transport {
+        Transport::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).envs(env).kill_on_drop(true);
+            if let Some(dir) = cwd {
+                cmd.current_dir(dir);
             }
-        });
-    }
-    let info = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("Cline", env!("CARGO_PKG_VERSION")),
-    );
-    let client = match tokio::time::timeout(config.timeout, info.serve(transport)).await {
-        Ok(Ok(client)) => client,
-        Ok(Err(e)) => return Err(failed(with_stderr(e.to_string(), &tail))),
-        Err(_) => {
-            return Err(failed(with_stderr(
-                format!(
-                    "no answer to initialize within {} s",
-                    config.timeout.as_secs_f64()
-                ),
-                &tail,
-            )))
+            // The server's stderr must not reach the host's terminal (or a protocol stream); its
+            // tail explains failures.
+            let (transport, stderr) = TokioChildProcess::builder(cmd)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| failed(e.to_string()))?;
+            if let Some(stderr) = stderr {
+                keep_tail(stderr, tail.clone());
+            }
+            initialize(transport, config.timeout).await
+        }
+        Transport::Remote {
+            kind: RemoteKind::StreamableHttp,
+            url,
+            headers,
+        } => {
+            let transport = remote::streamable_http(url, headers).map_err(failed)?;
+            initialize(transport, config.timeout).await
+        }
+        Transport::Remote {
+            kind: RemoteKind::Sse,
+            url,
+            headers,
+        } => {
+            let client = remote::client(headers).map_err(failed)?;
+            // Opening the event stream is part of connecting: one timeout covers both.
+            let connect = async {
+                let worker = sse::connect(client, url).await?;
+                initialize(worker, config.timeout).await
+            };
+            tokio::time::timeout(config.timeout, connect)
+                .await
+                .unwrap_or_else(|_| Err(no_answer(config.timeout)))
         }
     };
+    let client = handshake.map_err(|why| failed(with_stderr(why, &tail)))?;
     let has_resources = client
         .peer_info()
         .is_some_and(|info| info.capabilities.resources.is_some());
@@ -270,6 +261,47 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
         has_resources,
         stderr: tail,
     })
+}
+
+/// Keeps the last [`STDERR_TAIL`] bytes a server writes to stderr in `tail`.
+fn keep_tail(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let mut kept = tail.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.push_str(&line);
+            kept.push('\n');
+            if kept.len() > STDERR_TAIL {
+                let mut cut = kept.len() - STDERR_TAIL;
+                while !kept.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                kept.drain(..cut);
+            }
+        }
+    });
+}
+
+/// The MCP handshake over `transport` as Cline's client (`initialize`, then `initialized`).
+async fn initialize<T, E, A>(transport: T, timeout: Duration) -> Result<Client, String>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let info = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("Cline", env!("CARGO_PKG_VERSION")),
+    );
+    match tokio::time::timeout(timeout, info.serve(transport)).await {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(e)) => Err(remote::handshake_error(&e)),
+        Err(_) => Err(no_answer(timeout)),
+    }
+}
+
+/// Why a server that did not complete the handshake in time could not be started.
+fn no_answer(timeout: Duration) -> String {
+    format!("no answer to initialize within {} s", timeout.as_secs_f64())
 }
 
 /// An error's message as the TypeScript MCP SDK words it (what Cline's users see).
@@ -291,5 +323,71 @@ fn with_stderr(message: String, stderr: &Mutex<String>) -> String {
         message
     } else {
         format!("{message}\nServer stderr:\n{tail}")
+    }
+}
+
+/// The tools `server` of `file` offers now (`tools/list`), starting it when needed.
+pub async fn list_tools(file: &Path, server: &str) -> Result<Vec<rmcp::model::Tool>, String> {
+    let ready = connect(file, server).await?;
+    tokio::time::timeout(LIST_TIMEOUT, ready.peer.list_all_tools())
+        .await
+        .map_err(|_| format!("MCP server \"{server}\" did not list its tools within 5 s"))?
+        .map_err(|e| describe(&e, &ready.stderr))
+}
+
+/// Every configured server of `file` with its status and tools, as `toolhost mcp-servers`
+/// shows them; the enabled ones are started.
+pub async fn servers(file: &Path) -> Result<Vec<Value>, String> {
+    let configs = settings::load(file)?;
+    let mut statuses = Vec::new();
+    for (name, config) in &configs {
+        let (transport, target) = transport_summary(&config.transport);
+        let mut status = serde_json::json!({
+            "name": name,
+            "key": crate::native::server_key(name),
+            "transport": transport,
+            "target": target,
+            "status": "disabled",
+            "tools": [],
+        });
+        if !config.disabled {
+            match list_tools(file, name).await {
+                Ok(tools) => {
+                    status["status"] = "connected".into();
+                    status["tools"] = tools
+                        .iter()
+                        .map(|tool| {
+                            serde_json::json!({
+                                "name": tool.name,
+                                "native_name": crate::native::tool_name(name, &tool.name),
+                                "description": tool.description.as_deref().unwrap_or(""),
+                                "auto_approve": config.auto_approve.iter().any(|t| *t == tool.name),
+                            })
+                        })
+                        .collect();
+                }
+                Err(e) => {
+                    status["status"] = "failed".into();
+                    status["error"] = e.into();
+                }
+            }
+        }
+        statuses.push(status);
+    }
+    Ok(statuses)
+}
+
+/// The transport's name and what it reaches (the command line, or the URL).
+fn transport_summary(transport: &Transport) -> (String, String) {
+    match transport {
+        Transport::Stdio { command, args, .. } => {
+            let mut line = command.clone();
+            for arg in args {
+                line.push(' ');
+                line.push_str(arg);
+            }
+            ("stdio".to_string(), line)
+        }
+        Transport::Remote { kind, url, .. } => (kind.to_string(), url.clone()),
     }
 }

@@ -25,7 +25,10 @@
 mod call;
 pub mod format;
 pub mod hub;
+pub mod native;
+mod remote;
 pub mod settings;
+mod sse;
 pub mod texts;
 
 use tool_api::sdk::prelude::*;
@@ -67,6 +70,10 @@ impl Tool for McpTools {
     }
 
     fn describe(&self, call: &Call) -> String {
+        if let Some((key, _)) = native::split(&call.name) {
+            // Cline turns a native MCP call into a use_mcp_tool block, described as such.
+            return format!("[use_mcp_tool for '{key}']");
+        }
         match call.name.as_str() {
             "load_mcp_documentation" => "[load_mcp_documentation]".to_string(),
             name => format!(
@@ -81,16 +88,56 @@ impl Tool for McpTools {
             "use_mcp_tool" => call::use_mcp_tool(call, ctx),
             "access_mcp_resource" => call::access_mcp_resource(call, ctx),
             "load_mcp_documentation" => call::load_mcp_documentation(ctx),
-            other => Err(ToolError::new(
+            other => match native::split(other) {
+                Some((key, tool)) => call::native_tool(call, ctx, key, tool),
+                None => Err(ToolError::new(
                 ToolErrorKind::INTERNAL,
-                format!("the use_mcp_tool handler does not serve '{other}'"),
-            )),
+                    format!("the use_mcp_tool handler does not serve '{other}'"),
+                )),
+            },
         }
+    }
+
+    /// Every tool of every enabled server, each under its own name ([`native`]).
+    fn dynamic_tools(&self, query: &DynamicToolsQuery) -> Result<Vec<ToolSpec>, ToolError> {
+        let file = settings_file(query);
+        tool_api::sdk::runtime::block_on(native::specs(&file, query))
+            .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
+    }
+
+    /// `mcp_servers` (`{"settings": ...}`): every configured server with its status and tools,
+    /// for `toolhost mcp-servers`.
+    fn extension(&self, method: &str, payload: &serde_json::Value) -> Result<serde_json::Value, ToolError> {
+        if method != MCP_SERVERS_METHOD {
+            return Err(ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!("unknown handler extension '{method}'"),
+            ));
+        }
+        let query: DynamicToolsQuery = serde_json::from_value(payload.clone()).unwrap_or_default();
+        let file = settings_file(&query);
+        let servers = tool_api::sdk::runtime::block_on(hub::servers(&file))
+            .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?
+            .map_err(|e| ToolError::new(ToolErrorKind::FAILED, e))?;
+        Ok(serde_json::json!({"settings_file": file, "servers": servers}))
     }
 }
 
+/// The handler extension behind `toolhost mcp-servers`.
+pub const MCP_SERVERS_METHOD: &str = "mcp_servers";
+
+/// The MCP settings file a query's settings name.
+fn settings_file(query: &DynamicToolsQuery) -> std::path::PathBuf {
+    call::settings_file_from(
+        query
+            .setting("mcp.settings_file")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string),
+    )
+}
+
 tool_api::submit_tool!(McpTools);
-tool_api::export_plugin!(capabilities: [], shutdown: hub::shutdown);
+tool_api::export_plugin!(capabilities: ["dynamic_tools"], shutdown: hub::shutdown);
 
 #[cfg(test)]
 mod tests {

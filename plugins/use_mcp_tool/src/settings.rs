@@ -26,14 +26,44 @@ pub enum Transport {
         /// Variables added to the inherited environment.
         env: BTreeMap<String, String>,
     },
-    /// A remote server (`sse` or `streamableHttp`): read, but not supported by this port yet.
+    /// A server reached over HTTP.
     Remote {
-        /// `sse` or `streamableHttp`.
-        kind: String,
-        /// The server's URL.
+        /// Which HTTP transport.
+        kind: RemoteKind,
+        /// The server's URL (a valid absolute URL).
         url: String,
+        /// Headers sent with every request (`headers`, with `${env:..}` expanded).
+        headers: BTreeMap<String, String>,
     },
 }
+
+/// The HTTP transports of MCP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteKind {
+    /// `sse`: the legacy (2024-11-05) HTTP+SSE transport.
+    Sse,
+    /// `streamableHttp`: the streamable HTTP transport.
+    StreamableHttp,
+}
+
+impl RemoteKind {
+    /// The `type` that names it in the settings file.
+    pub fn name(self) -> &'static str {
+        match self {
+            RemoteKind::Sse => "sse",
+            RemoteKind::StreamableHttp => "streamableHttp",
+        }
+    }
+}
+
+impl std::fmt::Display for RemoteKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Cline's message for a `type` that is none of the three transports.
+pub const TYPE_MISMATCH: &str = "Server type must be one of: 'stdio', 'sse', or 'streamableHttp'";
 
 /// One `mcpServers` entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,67 +113,119 @@ pub fn parse(text: &str) -> Result<BTreeMap<String, ServerConfig>, String> {
         .iter()
         .map(|(name, entry)| {
             let entry = entry.as_object().ok_or_else(schema_error)?;
-            Ok((name.clone(), server(entry).ok_or_else(schema_error)?))
+            match server(entry) {
+                Ok(config) => Ok((name.clone(), config)),
+                Err(Invalid::Schema) => Err(schema_error()),
+                Err(Invalid::Type) => Err(format!(
+                    "{} mcpServers.{name}.type: {TYPE_MISMATCH}",
+                    texts::INVALID_SETTINGS_SCHEMA
+                )),
+            }
         })
         .collect()
 }
 
-/// One entry, or `None` when it does not fit the schema.
-fn server(entry: &Map<String, Value>) -> Option<ServerConfig> {
-    let string = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_string);
-    let kind = match (string("type"), string("transportType")) {
-        (Some(kind), _) => kind,
-        (None, Some(legacy)) if legacy == "http" => "streamableHttp".to_string(),
-        (None, Some(legacy)) => legacy,
-        // Untyped entries: stdio when there is a command, else SSE (Cline's order).
-        (None, None) if entry.contains_key("command") => "stdio".to_string(),
-        (None, None) => "sse".to_string(),
+/// Why an entry does not fit the schema.
+enum Invalid {
+    /// A `type` other than the three transports.
+    Type,
+    /// Anything else.
+    Schema,
+}
+
+impl From<Mismatch> for Invalid {
+    fn from(_: Mismatch) -> Self {
+        Invalid::Schema
+    }
+}
+
+/// A field of the wrong type (or a required one missing).
+struct Mismatch;
+
+/// One entry. Cline's schema is a union tried in order (stdio, sse, streamableHttp), each
+/// variant accepting the others' fields: an entry with a `command` and no `type` is stdio
+/// whatever its legacy `transportType` says, and one with only a `url` is SSE.
+fn server(entry: &Map<String, Value>) -> Result<ServerConfig, Invalid> {
+    let kind = match entry.get("type") {
+        None => match entry.get("transportType").and_then(Value::as_str) {
+            _ if entry.contains_key("command") => "stdio",
+            // The legacy name of streamable HTTP. (Cline's union tries SSE before streamable
+            // HTTP and its SSE variant accepts any `transportType`, so such an entry ends up as
+            // SSE there; the legacy field is honoured here, as its transform intends.)
+            Some("http") => "streamableHttp",
+            _ => "sse",
+        },
+        Some(Value::String(kind)) => kind.as_str(),
+        Some(_) => return Err(Invalid::Type),
     };
-    let transport = match kind.as_str() {
+    if let Some(legacy) = entry.get("transportType") {
+        legacy.as_str().ok_or(Mismatch)?;
+    }
+    // Every variant tolerates the other variants' fields, but checks their types.
+    let command = optional(entry, "command", string)?;
+    let args = optional(entry, "args", strings)?.unwrap_or_default();
+    let env = optional(entry, "env", record)?.unwrap_or_default();
+    let url = optional(entry, "url", string)?;
+    let headers = optional(entry, "headers", record)?.unwrap_or_default();
+    let transport = match kind {
         "stdio" => Transport::Stdio {
-            command: string("command")?,
-            args: match entry.get("args") {
-                None => Vec::new(),
-                Some(args) => args
-                    .as_array()?
-                    .iter()
-                    .map(|a| a.as_str().map(str::to_string))
-                    .collect::<Option<_>>()?,
-            },
-            cwd: string("cwd"),
-            env: match entry.get("env") {
-                None => BTreeMap::new(),
-                Some(env) => env
-                    .as_object()?
-                    .iter()
-                    .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                    .collect::<Option<_>>()?,
-            },
+            command: command.ok_or(Mismatch)?,
+            args,
+            cwd: optional(entry, "cwd", string)?,
+            env,
         },
-        "sse" | "streamableHttp" => Transport::Remote {
-            kind,
-            url: string("url")?,
-        },
-        _ => return None,
+        "sse" | "streamableHttp" => {
+            let url = url.ok_or(Mismatch)?;
+            // Cline's `z.string().url()`: an absolute URL.
+            reqwest::Url::parse(&url).map_err(|_| Mismatch)?;
+            Transport::Remote {
+                kind: if kind == "sse" {
+                    RemoteKind::Sse
+                } else {
+                    RemoteKind::StreamableHttp
+                },
+                url,
+                headers,
+            }
+        }
+        _ => return Err(Invalid::Type),
     };
-    let auto_approve = match entry.get("autoApprove") {
-        None => Vec::new(),
-        Some(list) => list
-            .as_array()?
-            .iter()
-            .map(|a| a.as_str().map(str::to_string))
-            .collect::<Option<_>>()?,
-    };
+    let auto_approve = optional(entry, "autoApprove", strings)?.unwrap_or_default();
     let timeout = match entry.get("timeout") {
         None => DEFAULT_TIMEOUT_SECS as f64,
-        Some(t) => t.as_f64().filter(|t| *t >= 1.0)?,
+        Some(t) => t.as_f64().filter(|t| *t >= 1.0).ok_or(Mismatch)?,
     };
-    Some(ServerConfig {
+    Ok(ServerConfig {
         transport,
         disabled: entry.get("disabled").and_then(Value::as_bool) == Some(true),
         auto_approve,
         timeout: Duration::from_secs_f64(timeout),
     })
+}
+
+/// The field `key` read by `read`, `None` when absent.
+fn optional<T>(
+    entry: &Map<String, Value>,
+    key: &str,
+    read: fn(&Value) -> Option<T>,
+) -> Result<Option<T>, Mismatch> {
+    entry.get(key).map(|v| read(v).ok_or(Mismatch)).transpose()
+}
+
+fn string(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_string)
+}
+
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value.as_array()?.iter().map(string).collect()
+}
+
+fn record(value: &Value) -> Option<BTreeMap<String, String>> {
+    value
+        .as_object()?
+        .iter()
+        .map(|(k, v)| Some((k.clone(), string(v)?)))
+        .collect()
 }
 
 /// Replaces `${env:NAME}` in every string with the variable's value; unset variables stay.
@@ -205,30 +287,133 @@ mod tests {
         );
     }
 
+    fn remote(kind: RemoteKind, url: &str, headers: &[(&str, &str)]) -> Transport {
+        Transport::Remote {
+            kind,
+            url: url.to_string(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    fn transports(text: &str) -> BTreeMap<String, Transport> {
+        parse(text)
+            .unwrap()
+            .into_iter()
+            .map(|(name, config)| (name, config.transport))
+            .collect()
+    }
+
     #[test]
-    fn untyped_url_entries_are_sse_and_empty_files_have_no_servers() {
-        let servers = parse(r#"{"mcpServers":{"r":{"url":"https://x.io/mcp"}}}"#).unwrap();
+    fn remote_entries_with_their_headers() {
+        std::env::set_var("MCP_SETTINGS_TEST_TOKEN", "s3cret");
+        let servers = parse(
+            r#"{"mcpServers":{"issues":{"type":"streamableHttp","url":"https://mcp.example.com/mcp","headers":{"Authorization":"Bearer ${env:MCP_SETTINGS_TEST_TOKEN}"},"disabled":false,"timeout":5}}}"#,
+        )
+        .unwrap();
         assert_eq!(
-            servers["r"].transport,
-            Transport::Remote {
-                kind: "sse".into(),
-                url: "https://x.io/mcp".into()
+            servers["issues"],
+            ServerConfig {
+                transport: remote(
+                    RemoteKind::StreamableHttp,
+                    "https://mcp.example.com/mcp",
+                    &[("Authorization", "Bearer s3cret")]
+                ),
+                disabled: false,
+                auto_approve: vec![],
+                timeout: Duration::from_secs(5),
             }
         );
+    }
+
+    #[test]
+    fn the_transport_follows_clines_union_order() {
+        let url = "http://127.0.0.1:9/sse";
+        assert_eq!(
+            transports(&format!(
+                r#"{{"mcpServers":{{
+                    "untyped":{{"url":"{url}"}},
+                    "sse":{{"type":"sse","url":"{url}","headers":{{"X-Key":"k"}}}},
+                    "http":{{"type":"streamableHttp","url":"{url}"}},
+                    "legacy-sse":{{"transportType":"sse","url":"{url}"}},
+                    "legacy-http":{{"transportType":"http","url":"{url}"}},
+                    "legacy-stdio-url":{{"transportType":"stdio","url":"{url}"}},
+                    "command-wins":{{"transportType":"sse","command":"srv","url":"{url}","headers":{{"X":"y"}}}},
+                    "typed-sse-with-command":{{"type":"sse","command":"srv","url":"{url}"}}
+                }}}}"#
+            )),
+            BTreeMap::from([
+                ("untyped".to_string(), remote(RemoteKind::Sse, url, &[])),
+                (
+                    "sse".to_string(),
+                    remote(RemoteKind::Sse, url, &[("X-Key", "k")])
+                ),
+                (
+                    "http".to_string(),
+                    remote(RemoteKind::StreamableHttp, url, &[])
+                ),
+                ("legacy-sse".to_string(), remote(RemoteKind::Sse, url, &[])),
+                (
+                    "legacy-http".to_string(),
+                    remote(RemoteKind::StreamableHttp, url, &[])
+                ),
+                (
+                    "legacy-stdio-url".to_string(),
+                    remote(RemoteKind::Sse, url, &[])
+                ),
+                (
+                    "command-wins".to_string(),
+                    Transport::Stdio {
+                        command: "srv".into(),
+                        args: vec![],
+                        cwd: None,
+                        env: BTreeMap::new(),
+                    }
+                ),
+                (
+                    "typed-sse-with-command".to_string(),
+                    remote(RemoteKind::Sse, url, &[])
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn empty_files_have_no_servers() {
         assert_eq!(parse("  ").unwrap(), BTreeMap::new());
         assert_eq!(parse("{}").unwrap(), BTreeMap::new());
+        assert_eq!(parse(r#"{"mcpServers":{}}"#).unwrap(), BTreeMap::new());
     }
 
     #[test]
     fn bad_files_are_rejected_whole() {
         assert_eq!(parse("{nope").unwrap_err(), texts::INVALID_SETTINGS_FORMAT);
+        for bad in [
+            r#"{"mcpServers":{"a":{"command":"x","timeout":0}}}"#,
+            r#"{"mcpServers":{"a":{"command":"x","headers":{"N":1}}}}"#,
+            r#"{"mcpServers":{"a":{"type":"stdio","url":"http://x.io"}}}"#,
+            r#"{"mcpServers":{"a":{"type":"sse","url":"not a url"}}}"#,
+            r#"{"mcpServers":{"a":{"type":"streamableHttp"}}}"#,
+            r#"{"mcpServers":{"a":{"url":"http://x.io","headers":["a"]}}}"#,
+            r#"{"mcpServers":{"a":{"url":"http://x.io","transportType":3}}}"#,
+            r#"{"mcpServers":{"a":{"args":["x"]}}}"#,
+            r#"{"other":{}}"#,
+        ] {
+            assert_eq!(
+                parse(bad).unwrap_err(),
+                texts::INVALID_SETTINGS_SCHEMA,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_type_names_the_three_transports() {
         assert_eq!(
-            parse(r#"{"mcpServers":{"a":{"command":"x","timeout":0}}}"#).unwrap_err(),
-            texts::INVALID_SETTINGS_SCHEMA
-        );
-        assert_eq!(
-            parse(r#"{"mcpServers":{"a":{"type":"ws","url":"x"}}}"#).unwrap_err(),
-            texts::INVALID_SETTINGS_SCHEMA
+            parse(r#"{"mcpServers":{"a":{"type":"ws","url":"ws://x.io"}}}"#).unwrap_err(),
+            "Invalid MCP settings schema. mcpServers.a.type: Server type must be one of: 'stdio', 'sse', or 'streamableHttp'"
         );
     }
 }

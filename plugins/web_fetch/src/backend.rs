@@ -1,14 +1,10 @@
 //! Which backend serves web_fetch, from `[web.fetch]`.
 
-use tool_api::texts::format_size;
 use web_support::cline::ClineEndpoint;
-use web_support::settings::{nonblank_string, positive_int, ConfigError, SettingSource};
+use web_support::limits::SizeLimits;
+use web_support::settings::{nonblank_string, ConfigError, SettingSource};
 
-/// Download cap of the direct backend when `web.fetch.max_bytes` is not set: 5 MiB.
-pub const DEFAULT_MAX_BYTES: u64 = 5 * 1024 * 1024;
-
-/// Result length cap of the direct backend when `web.fetch.max_chars` is not set.
-pub const DEFAULT_MAX_CHARS: usize = 100_000;
+pub use web_support::limits::{byte_cap_note, DEFAULT_MAX_BYTES, DEFAULT_MAX_CHARS};
 
 /// The direct backend's `User-Agent` when `web.fetch.user_agent` is not set.
 pub const DEFAULT_USER_AGENT: &str = concat!(
@@ -43,10 +39,10 @@ impl Backend {
         let name = nonblank_string(source, "web.fetch.backend")?;
         match name.as_deref().map(str::trim) {
             None | Some("direct") => {
-                let max_bytes =
-                    positive_int(source, "web.fetch.max_bytes")?.unwrap_or(DEFAULT_MAX_BYTES);
-                let max_chars = positive_int(source, "web.fetch.max_chars")?
-                    .map_or(DEFAULT_MAX_CHARS, |n| usize::try_from(n).unwrap_or(usize::MAX));
+                let SizeLimits {
+                    max_bytes,
+                    max_chars,
+                } = SizeLimits::read(source)?;
                 let user_agent = nonblank_string(source, "web.fetch.user_agent")?
                     .unwrap_or_else(|| DEFAULT_USER_AGENT.to_string());
                 Ok(Self::Direct(DirectOptions {
@@ -61,14 +57,6 @@ impl Backend {
             ))),
         }
     }
-}
-
-/// The note for a download cut at the cap.
-pub fn byte_cap_note(max_bytes: u64) -> String {
-    format!(
-        "[Content truncated: only the first {} of the page were downloaded.]",
-        format_size(max_bytes)
-    )
 }
 
 #[cfg(test)]

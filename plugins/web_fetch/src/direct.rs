@@ -6,6 +6,7 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
 use reqwest::{Client, Url};
 use tool_api::texts::format_size;
+use web_support::limits::read_capped;
 use web_support::{describe_error, status_error};
 
 /// What the direct backend asks for: pages first, then anything textual.
@@ -64,7 +65,7 @@ pub async fn download(
     max_bytes: u64,
     timeout: Duration,
 ) -> Result<Download, String> {
-    let mut response = client
+    let response = client
         .get(url)
         .header(ACCEPT, ACCEPT_HEADER)
         .send()
@@ -91,22 +92,7 @@ pub async fn download(
             return Err(binary_error(&final_url, &mime, length));
         }
     };
-    let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-    let mut body = Vec::new();
-    let mut cut = false;
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| describe_error(&e, timeout))?
-    {
-        let room = cap - body.len();
-        if chunk.len() > room {
-            body.extend_from_slice(&chunk[..room]);
-            cut = true;
-            break;
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let (body, cut) = read_capped(response, max_bytes, timeout).await?;
     let kind = match known.or_else(|| sniff(&body)) {
         Some(kind) => kind,
         None => {

@@ -10,7 +10,7 @@
 use encoding_rs::{Encoding, UTF_8};
 use reqwest::Url;
 
-use crate::backend::byte_cap_note;
+use web_support::limits::{byte_cap_note, cap_chars};
 use crate::direct::{Download, Kind};
 
 /// What the model reads when a page has no text at all.
@@ -44,16 +44,7 @@ pub fn render(
         out.push_str(&format!("\nTitle: {}", title.trim()));
     }
     out.push_str("\n\n");
-    let total = content.chars().count();
-    match content.char_indices().nth(max_chars) {
-        Some((cut, _)) => {
-            out.push_str(content[..cut].trim_end());
-            out.push_str(&format!(
-                "\n\n[Content truncated: {max_chars} of {total} characters shown.]"
-            ));
-        }
-        None => out.push_str(content),
-    }
+    out.push_str(&cap_chars(content, max_chars));
     if download.cut {
         out.push_str("\n\n");
         out.push_str(&byte_cap_note(max_bytes));

@@ -85,7 +85,12 @@ impl<T: Tool> ToolHandler for ToolAdapter<T> {
         RResult::from(guard(|| {
             let payload: serde_json::Value =
                 serde_json::from_str(payload_json.as_str()).unwrap_or_default();
-            let answer = self.tool.extension(method.as_str(), &payload)?;
+            let answer = if method.as_str() == crate::model::DYNAMIC_TOOLS_METHOD {
+                let query = serde_json::from_value(payload).unwrap_or_default();
+                serde_json::json!({ "tools": self.tool.dynamic_tools(&query)? })
+            } else {
+                self.tool.extension(method.as_str(), &payload)?
+            };
             Ok(RString::from(answer.to_string()))
         }))
     }

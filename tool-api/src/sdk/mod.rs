@@ -44,7 +44,7 @@ pub mod prelude {
     pub use crate::abi::{ToolError, ToolErrorKind};
     pub use crate::model::{
         ApprovalCategory, ApprovalDecision, ApprovalRequest, AskReply, AskResponse, ContentBlock,
-        PathVerdict, TaskContext, ToolContent, ToolSpec,
+        DynamicToolsQuery, PathVerdict, TaskContext, ToolContent, ToolSpec,
     };
     pub use crate::texts;
 }

@@ -1,7 +1,7 @@
 //! The [`Tool`] trait plugin authors implement, and the call it receives.
 
 use crate::abi::ToolError;
-use crate::model::{TaskContext, ToolContent, ToolSpec};
+use crate::model::{DynamicToolsQuery, TaskContext, ToolContent, ToolSpec};
 
 use super::{Ctx, Params};
 
@@ -40,6 +40,14 @@ pub trait Tool: Send + Sync + 'static {
     /// Handles a streaming call: UI updates only. The default does nothing.
     fn handle_partial(&self, _call: &Call, _ctx: &Ctx<'_>) -> Result<(), ToolError> {
         Ok(())
+    }
+
+    /// The names this tool serves beyond [`Tool::specs`], found at run time (an MCP server's
+    /// tools, tools declared in the settings). Asked only when the plugin declares the
+    /// [`crate::model::DYNAMIC_TOOLS_CAPABILITY`]; a call of one of them reaches
+    /// [`Tool::execute`] under that name. The default serves none.
+    fn dynamic_tools(&self, _query: &DynamicToolsQuery) -> Result<Vec<ToolSpec>, ToolError> {
+        Ok(Vec::new())
     }
 
     /// Handles a host notification or request outside a call (`method`, JSON `payload`). The

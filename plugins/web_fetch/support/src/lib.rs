@@ -7,6 +7,7 @@
 //! - [`describe_error`]: one line for a failed request, with the texts Cline's HTTP client
 //!   produced where Cline pins them (`timeout of 15000ms exceeded`,
 //!   `Request failed with status code 404`).
+//! - [`limits`]: the size rules (a download cap in bytes, a text cap in characters).
 //! - [`cline`]: requests to Cline's hosted web endpoints (or a compatible proxy): headers, bearer
 //!   token, envelope.
 //! - [`block_on_cancellable`]: runs a request on a runtime of the call's own and gives up when
@@ -26,6 +27,7 @@
 mod client;
 pub mod cline;
 mod errors;
+pub mod limits;
 mod partial;
 mod run;
 pub mod settings;

@@ -1,0 +1,77 @@
+//! `toolhost mcp-servers`: the MCP servers of the settings, their status and their tools.
+//!
+//! The MCP client lives in the plugin serving `use_mcp_tool`; the host asks its handler with
+//! the extension `mcp_servers` and prints the answer.
+
+use abi_stable::std_types::{RResult, RStr};
+use serde_json::{json, Value};
+
+use crate::Host;
+
+/// The tool whose handler owns the MCP client.
+const CLIENT_TOOL: &str = "use_mcp_tool";
+
+/// The handler extension answering with the servers.
+const METHOD: &str = "mcp_servers";
+
+/// The plugin's answer: `{"settings_file", "servers": [{name, key, transport, target, status, error?,
+/// tools: [{name, native_name, description, auto_approve}]}]}`.
+pub fn report(host: &Host) -> Result<Value, String> {
+    let registry = host.registry();
+    let tool = registry.get(CLIENT_TOOL).ok_or_else(|| {
+        format!("no plugin serving {CLIENT_TOOL} is loaded, so no MCP server can be reached")
+    })?;
+    let payload = json!({"settings": host.settings().document()}).to_string();
+    match tool
+        .handler
+        .handler
+        .call_extension(RStr::from(METHOD), RStr::from(payload.as_str()))
+    {
+        RResult::ROk(answer) => serde_json::from_str(answer.as_str())
+            .map_err(|e| format!("the MCP client answered something unreadable: {e}")),
+        RResult::RErr(e) => Err(e.message.into_string()),
+    }
+}
+
+/// The report as text: one line per server, then one per tool.
+pub fn render_text(report: &Value) -> String {
+    let mut out = format!(
+        "settings: {}\n",
+        report["settings_file"].as_str().unwrap_or("?")
+    );
+    let servers = report["servers"].as_array().map_or(&[][..], Vec::as_slice);
+    if servers.is_empty() {
+        out.push_str("no MCP servers configured\n");
+    }
+    for server in servers {
+        out.push_str(&format!(
+            "{} [{}] {} ({})\n",
+            text(&server["name"]),
+            text(&server["status"]),
+            text(&server["target"]),
+            text(&server["transport"]),
+        ));
+        if let Some(error) = server["error"].as_str() {
+            for line in error.lines() {
+                out.push_str(&format!("    ! {line}\n"));
+            }
+        }
+        for tool in server["tools"].as_array().map_or(&[][..], Vec::as_slice) {
+            let native = tool["native_name"].as_str().unwrap_or("(no native name)");
+            let approve = if tool["auto_approve"].as_bool() == Some(true) {
+                " [auto-approved]"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "    {:<24} {native}{approve}\n",
+                text(&tool["name"])
+            ));
+        }
+    }
+    out
+}
+
+fn text(value: &Value) -> &str {
+    value.as_str().unwrap_or("")
+}

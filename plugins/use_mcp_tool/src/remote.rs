@@ -1,0 +1,123 @@
+//! Remote servers: the HTTP client both remote transports use, rmcp's streamable HTTP
+//! transport over it, and errors worded with their causes.
+
+use std::collections::BTreeMap;
+use std::error::Error;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use rmcp::service::ClientInitializeError;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+
+/// An HTTP client that sends the entry's `headers` with every request.
+///
+/// They are the client's default headers rather than rmcp's `custom_headers`: that way the SSE
+/// transport's GET and POSTs carry them too, and a header the transport sets itself (`Accept`,
+/// `Mcp-Session-Id`) takes precedence instead of failing every request as a reserved name.
+pub fn client(headers: &BTreeMap<String, String>) -> Result<reqwest::Client, String> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("\"{name}\" is not a valid HTTP header name"))?;
+        let value = HeaderValue::from_str(value).map_err(|_| {
+            format!("the value of header \"{name}\" is not a valid HTTP header value")
+        })?;
+        map.insert(header, value);
+    }
+    reqwest::Client::builder()
+        .default_headers(map)
+        .build()
+        .map_err(|e| chain(&e))
+}
+
+/// rmcp's streamable HTTP transport to `url`.
+///
+/// Cline wraps the TypeScript SDK's fetch to turn a 404 answer to the optional GET stream into
+/// 405, because that SDK fails the connection on anything but 405. rmcp needs no such rewrite:
+/// a GET stream that cannot be opened (for any status) leaves the session working without it.
+pub fn streamable_http(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
+    Ok(StreamableHttpClientTransport::with_client(
+        client(headers)?,
+        StreamableHttpClientTransportConfig::with_uri(url),
+    ))
+}
+
+/// Why the MCP handshake failed, in words a user can act on: the transport's own error (the
+/// HTTP status, the refused connection...) rather than rmcp's wrapping of it, which names Rust
+/// types.
+pub fn handshake_error(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::TransportError { error, .. } => {
+            let error = error.error.as_ref();
+            match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+                // rmcp's wrapper does not expose reqwest's error as its source.
+                Some(StreamableHttpError::Client(e)) => chain(e),
+                _ => chain(error),
+            }
+        }
+        other => chain(other),
+    }
+}
+
+/// `error`'s message followed by its causes (reqwest's top-level message alone says only
+/// "error sending request").
+pub fn chain(error: &dyn Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        // Some wrappers repeat their cause in their own message.
+        if !message.contains(&cause_text) {
+            message.push_str(": ");
+            message.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_must_be_valid_http() {
+        let headers = |name: &str, value: &str| BTreeMap::from([(name.into(), value.into())]);
+        assert!(client(&headers("Authorization", "Bearer x")).is_ok());
+        assert_eq!(
+            client(&headers("Bad Name", "x")).err(),
+            Some("\"Bad Name\" is not a valid HTTP header name".to_string())
+        );
+        assert_eq!(
+            client(&headers("X-Key", "line\nbreak")).err(),
+            Some("the value of header \"X-Key\" is not a valid HTTP header value".to_string())
+        );
+    }
+
+    #[test]
+    fn causes_follow_the_message() {
+        let inner = std::io::Error::other("Connection refused");
+        let outer = std::io::Error::other(Wrapper(inner));
+        assert_eq!(chain(&outer), "tcp connect error: Connection refused");
+    }
+
+    #[derive(Debug)]
+    struct Wrapper(std::io::Error);
+
+    impl std::fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("tcp connect error")
+        }
+    }
+
+    impl Error for Wrapper {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+}
