@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::bench::startup::{ms, tempfile_dir};
+use crate::bench::startup::{ms, tempfile_dir, warm_plugin_index};
 use crate::build;
 use crate::util::{plugin_crates, target_dir};
 
@@ -72,6 +72,9 @@ pub fn mcp() -> Result<Value, String> {
         .map_err(|e| e.to_string())?;
     let file = workspace.join("ten_kb.txt");
     std::fs::write(&file, ten_kb_text()).map_err(|e| e.to_string())?;
+    // As a user runs it: with the plugin index, made by an earlier run.
+    let index = workspace.join("plugin-index.json");
+    warm_plugin_index(&dist.join("bin/toolhost"), &dist.join("plugins"), &index)?;
 
     let toolhost = Server {
         name: "toolhost mcp",
@@ -84,7 +87,10 @@ pub fn mcp() -> Result<Value, String> {
             workspace.display().to_string(),
         ],
         // An empty config home: the user's settings file must not change what is measured.
-        envs: vec![("XDG_CONFIG_HOME", workspace.clone())],
+        envs: vec![
+            ("XDG_CONFIG_HOME", workspace.clone()),
+            ("TOOLHOST_PLUGIN_INDEX", index.clone()),
+        ],
         tool: "read_file",
         arguments: json!({"path": "ten_kb.txt"}),
     };

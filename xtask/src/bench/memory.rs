@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use crate::bench::mcp::{check_read, reference_server, ten_kb_text, Server, Session, NPM_PACKAGE};
-use crate::bench::startup::tempfile_dir;
+use crate::bench::startup::{tempfile_dir, warm_plugin_index};
 use crate::build;
 use crate::util::plugin_crates;
 
@@ -34,6 +34,9 @@ pub fn memory() -> Result<Value, String> {
         .map_err(|e| e.to_string())?;
     let file = workspace.join("ten_kb.txt");
     std::fs::write(&file, ten_kb_text()).map_err(|e| e.to_string())?;
+    // As a user runs it: with the plugin index, made by an earlier run.
+    let index = workspace.join("plugin-index.json");
+    warm_plugin_index(&dist.join("bin/toolhost"), &dist.join("plugins"), &index)?;
     let toolhost = Server {
         name: "toolhost mcp",
         program: dist.join("bin/toolhost"),
@@ -44,7 +47,10 @@ pub fn memory() -> Result<Value, String> {
             "--cwd".into(),
             workspace.display().to_string(),
         ],
-        envs: vec![("XDG_CONFIG_HOME", workspace.clone())],
+        envs: vec![
+            ("XDG_CONFIG_HOME", workspace.clone()),
+            ("TOOLHOST_PLUGIN_INDEX", index.clone()),
+        ],
         tool: "read_file",
         arguments: json!({"path": "ten_kb.txt"}),
     };

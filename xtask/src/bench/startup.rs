@@ -1,4 +1,6 @@
-//! `bench startup`: process start to the first tool call answered, all plugins loaded.
+//! `bench startup`: process start to the first tool call answered, all plugins loaded (the
+//! plugin index off, so that every library is opened), and the same as a user's later runs have
+//! it: with the plugin index, which opens only the library of the tool called.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -32,6 +34,25 @@ pub fn median_time(mut make: impl FnMut() -> Command) -> Result<Duration, String
     Ok(times[RUNS / 2])
 }
 
+/// Runs `toolhost tools` once with the plugin index file `index`, so that the runs measured
+/// after it register the plugins from the index, as every run after a user's first does.
+pub fn warm_plugin_index(toolhost: &Path, plugins: &Path, index: &Path) -> Result<(), String> {
+    let status = Command::new(toolhost)
+        .arg("--plugins")
+        .arg(plugins)
+        .arg("tools")
+        .env("TOOLHOST_PLUGIN_INDEX", index)
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", toolhost.display()))?;
+    if status.success() && index.exists() {
+        Ok(())
+    } else {
+        Err(format!("toolhost tools did not write the plugin index {}", index.display()))
+    }
+}
+
+/// Milliseconds, as a float.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -58,7 +79,8 @@ pub fn startup() -> Result<Value, String> {
             command
                 .args(["call", "read_file", r#"{"path":"a.txt"}"#, "--cwd"])
                 .arg(&workspace)
-                .env("XDG_CONFIG_HOME", &workspace);
+                .env("XDG_CONFIG_HOME", &workspace)
+                .env("TOOLHOST_PLUGIN_INDEX", "off");
             command
         }
     };
@@ -70,6 +92,13 @@ pub fn startup() -> Result<Value, String> {
         let time = median_time(call(dirs))?;
         scaling.push(json!({"libraries": plugin_count * copies, "median_ms": ms(time)}));
     }
+    let index = workspace.join("plugin-index.json");
+    warm_plugin_index(&host, &plugins, &index)?;
+    let indexed = median_time(|| {
+        let mut command = call(vec![plugins.clone()])();
+        command.env("TOOLHOST_PLUGIN_INDEX", &index);
+        command
+    })?;
     let per_library_1 = (ms(single) - ms(floor)) / plugin_count as f64;
     println!("startup: spawn to first tool call answered ({plugin_count} plugins, release build, median of {RUNS})");
     println!(
@@ -82,6 +111,12 @@ pub fn startup() -> Result<Value, String> {
         "toolhost call read_file",
         ms(single),
         ms(single) / ms(floor)
+    );
+    println!(
+        "  {:<34} {:>9.2} ms   ratio {:.1}x floor",
+        "same, with the plugin index",
+        ms(indexed),
+        ms(indexed) / ms(floor)
     );
     for entry in &scaling {
         println!(
@@ -96,6 +131,7 @@ pub fn startup() -> Result<Value, String> {
         "floor_ms": ms(floor),
         "toolhost_ms": ms(single),
         "ratio_to_floor": ms(single) / ms(floor),
+        "indexed_ms": ms(indexed),
         "plugins": plugin_count,
         "scaling": scaling,
     }))
