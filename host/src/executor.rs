@@ -404,7 +404,11 @@ impl Host {
     /// Sends a task notification to the handler of `tool` (if loaded); answers are ignored.
     /// A handler whose library was never opened has nothing to hear.
     fn notify_handler(&self, tool: &str, event: &str) {
-        if let Some(entry) = self.registry().get(tool).filter(|e| e.handler.handler.is_open()) {
+        if let Some(entry) = self
+            .registry()
+            .get(tool)
+            .filter(|e| e.handler.handler.is_open())
+        {
             let payload = json!({"task_id": self.task_id}).to_string();
             let _ = entry
                 .handler

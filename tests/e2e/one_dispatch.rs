@@ -3,7 +3,6 @@
 //! `toolhost tools` and `schema`, and called like plugin tools through the same approval path.
 //! Real components: toolhost's own `toolhost mcp` as the MCP server, a loopback HTTP server.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -30,7 +29,10 @@ impl Setup {
         let server_plugins = PluginDir::empty();
         server_plugins.add_library("read_file");
         let plugins = PluginDir::empty();
-        plugins.add_library("use_mcp_tool").add_library("http_tools").add_library("list_files");
+        plugins
+            .add_library("use_mcp_tool")
+            .add_library("http_tools")
+            .add_library("list_files");
         let mcp_settings = config.path().join("cline_mcp_settings.json");
         let servers = json!({"mcpServers": {
             "self": {
@@ -72,7 +74,14 @@ impl Setup {
     fn call(&self, tool: &str, params: Value, extra: &[&str]) -> Value {
         let params = params.to_string();
         let cwd = self.workspace.display().to_string();
-        let mut args = vec!["call", tool, params.as_str(), "--json", "--cwd", cwd.as_str()];
+        let mut args = vec![
+            "call",
+            tool,
+            params.as_str(),
+            "--json",
+            "--cwd",
+            cwd.as_str(),
+        ];
         args.extend_from_slice(extra);
         let run = self.toolhost(&args);
         let json = run.json();
@@ -139,7 +148,11 @@ fn an_mcp_tool_is_called_by_its_own_name_through_the_approval_path() {
         denied,
         json!({"is_error": true, "text": "The user denied this operation.", "images": [], "error_kind": "denied"})
     );
-    let approved = setup.call("self0mcp0read_file", json!({"path": "notes.txt"}), &["--yes"]);
+    let approved = setup.call(
+        "self0mcp0read_file",
+        json!({"path": "notes.txt"}),
+        &["--yes"],
+    );
     assert_eq!(
         approved,
         json!({"is_error": false, "text": "1 | alpha\n2 | beta\n\n(File has 2 lines total.)", "images": []})
@@ -151,7 +164,10 @@ fn the_servers_auto_approve_list_applies_to_native_calls() {
     let setup = Setup::new(&["read_file"], "");
     let result = setup.call("self0mcp0read_file", json!({"path": "notes.txt"}), &[]);
     assert_eq!(result["is_error"], json!(false), "{result}");
-    assert_eq!(result["text"], json!("1 | alpha\n2 | beta\n\n(File has 2 lines total.)"));
+    assert_eq!(
+        result["text"],
+        json!("1 | alpha\n2 | beta\n\n(File has 2 lines total.)")
+    );
 }
 
 #[test]
@@ -161,7 +177,9 @@ fn missing_required_arguments_are_the_hosts_missing_parameter_error() {
     assert_eq!(result["is_error"], json!(true));
     assert_eq!(
         result["text"],
-        json!(tool_api::texts::tool_error(&tool_api::texts::missing_param_error("path")))
+        json!(tool_api::texts::tool_error(
+            &tool_api::texts::missing_param_error("path")
+        ))
     );
 }
 
@@ -179,7 +197,11 @@ fn a_server_that_cannot_start_is_a_readable_error_and_harms_no_other() {
         .collect();
     assert_eq!(
         statuses,
-        vec![("broken server", "failed"), ("off", "disabled"), ("self", "connected")]
+        vec![
+            ("broken server", "failed"),
+            ("off", "disabled"),
+            ("self", "connected")
+        ]
     );
     let broken = &report["servers"][0];
     assert!(
@@ -193,11 +215,18 @@ fn a_server_that_cannot_start_is_a_readable_error_and_harms_no_other() {
         native_name_of(&report, "self", "read_file").as_deref(),
         Some("self0mcp0read_file")
     );
-    assert_eq!(report["servers"][2]["tools"][0]["auto_approve"], json!(true));
+    assert_eq!(
+        report["servers"][2]["tools"][0]["auto_approve"],
+        json!(true)
+    );
 
     let listed = setup.toolhost(&["mcp-servers"]);
     assert_eq!(listed.code, 0, "{listed:?}");
-    for line in ["broken server [failed]", "self [connected]", "self0mcp0read_file [auto-approved]"] {
+    for line in [
+        "broken server [failed]",
+        "self [connected]",
+        "self0mcp0read_file [auto-approved]",
+    ] {
         assert!(listed.stdout.contains(line), "{}", listed.stdout);
     }
 
@@ -210,7 +239,9 @@ fn a_server_that_cannot_start_is_a_readable_error_and_harms_no_other() {
     let result = setup.call(&format!("{key}0mcp0anything"), json!({}), &["--yes"]);
     let text = result["text"].as_str().unwrap();
     assert!(
-        text.starts_with("Error executing MCP tool: MCP server \"broken server\" could not be started: "),
+        text.starts_with(
+            "Error executing MCP tool: MCP server \"broken server\" could not be started: "
+        ),
         "{text}"
     );
     // The working server is unaffected.
@@ -224,17 +255,21 @@ fn unknown_mcp_tools_are_unknown_tools() {
     let run = setup.toolhost(&["call", "self0mcp0no_such_tool", "{}"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(
-        run.stderr.contains("no tool named 'self0mcp0no_such_tool' is loaded"),
+        run.stderr
+            .contains("no tool named 'self0mcp0no_such_tool' is loaded"),
         "{}",
         run.stderr
     );
 }
 
+/// What the loopback server saw of one request: path, body, `Authorization` header.
+type Seen = (String, String, Option<String>);
+
 /// A loopback server answering POSTs: it records each body and the `Authorization` header,
 /// and answers by path (`/echo`: the body back, `/fail`: 500, `/big`: 300 000 characters).
 struct HttpServer {
     base: String,
-    seen: Arc<Mutex<Vec<(String, String, Option<String>)>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
     server: Arc<tiny_http::Server>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -256,7 +291,9 @@ impl HttpServer {
                         .find(|h| h.field.equiv("Authorization"))
                         .map(|h| h.value.to_string());
                     let path = request.url().to_string();
-                    seen.lock().unwrap().push((path.clone(), body.clone(), auth));
+                    seen.lock()
+                        .unwrap()
+                        .push((path.clone(), body.clone(), auth));
                     let response = match path.as_str() {
                         "/echo" => tiny_http::Response::from_string(format!("received {body}")),
                         "/big" => tiny_http::Response::from_string("x".repeat(300_000)),
@@ -312,7 +349,10 @@ fn http_tools_are_listed_and_post_their_arguments() {
     let setup = Setup::new(&[], &http_settings(&server));
     let schema = setup.toolhost(&["schema", "--format", "anthropic"]);
     let tools: Vec<Value> = serde_json::from_str(&schema.stdout).unwrap();
-    let echo = tools.iter().find(|t| t["name"] == "echo_ticket").expect("listed");
+    let echo = tools
+        .iter()
+        .find(|t| t["name"] == "echo_ticket")
+        .expect("listed");
     assert_eq!(echo["description"], json!("Echoes a ticket."));
     assert_eq!(echo["input_schema"]["required"], json!(["id"]));
 
@@ -373,7 +413,13 @@ fn http_tool_faults_are_readable_tool_errors() {
             "x".repeat(1000)
         ))
     );
-    let paths: Vec<String> = server.seen.lock().unwrap().iter().map(|s| s.0.clone()).collect();
+    let paths: Vec<String> = server
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.0.clone())
+        .collect();
     assert_eq!(paths, vec!["/fail", "/big"]);
 }
 

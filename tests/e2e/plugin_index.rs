@@ -77,7 +77,14 @@ fn a_second_run_registers_from_the_index_and_opens_on_first_call() {
     let call = toolhost_with(
         &index,
         plugins.path(),
-        &["call", "read_file", r#"{"path":"a.txt"}"#, "--json", "--cwd", work.path().to_str().unwrap()],
+        &[
+            "call",
+            "read_file",
+            r#"{"path":"a.txt"}"#,
+            "--json",
+            "--cwd",
+            work.path().to_str().unwrap(),
+        ],
     );
     assert_eq!(
         call.json(),
@@ -90,17 +97,25 @@ fn a_replaced_library_is_loaded_again() {
     let dir = copied(&["read_file"]);
     let (_keep, index) = index_path();
     let before = listed(&toolhost_with(&index, dir.path(), &["tools", "--json"]));
-    assert_eq!(before, vec![("read_file".to_string(), "read_file".to_string(), true)]);
+    assert_eq!(
+        before,
+        vec![("read_file".to_string(), "read_file".to_string(), true)]
+    );
     // Same file name, another plugin inside.
     std::fs::copy(library("list_files"), dir.path().join("libread_file.so")).unwrap();
     let after = listed(&toolhost_with(&index, dir.path(), &["tools", "--json"]));
-    assert_eq!(after, vec![("list_files".to_string(), "list_files".to_string(), true)]);
+    assert_eq!(
+        after,
+        vec![("list_files".to_string(), "list_files".to_string(), true)]
+    );
 }
 
 #[test]
 fn bad_libraries_are_never_indexed_and_warn_every_time() {
     let plugins = PluginDir::empty();
-    plugins.add_library("read_file").add_library("fixture_wrong_abi_version");
+    plugins
+        .add_library("read_file")
+        .add_library("fixture_wrong_abi_version");
     let (_keep, index) = index_path();
     for _ in 0..2 {
         let run = toolhost_with(&index, plugins.path(), &["tools", "--json"]);
@@ -127,7 +142,10 @@ fn a_corrupt_index_is_ignored_and_rewritten() {
     std::fs::create_dir_all(index.parent().unwrap()).unwrap();
     std::fs::write(&index, "{ not json").unwrap();
     let run = listed(&toolhost_with(&index, plugins.path(), &["tools", "--json"]));
-    assert_eq!(run, vec![("read_file".to_string(), "read_file".to_string(), true)]);
+    assert_eq!(
+        run,
+        vec![("read_file".to_string(), "read_file".to_string(), true)]
+    );
     let rewritten: Value = serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
     assert!(rewritten["libraries"].is_object(), "{rewritten}");
 }
@@ -144,7 +162,10 @@ fn the_index_can_be_switched_off() {
             .arg("--plugins")
             .arg(plugins.path())
             .args(["tools", "--json"]));
-        assert_eq!(listed(&run), vec![("read_file".to_string(), "read_file".to_string(), true)]);
+        assert_eq!(
+            listed(&run),
+            vec![("read_file".to_string(), "read_file".to_string(), true)]
+        );
     }
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
 }

@@ -231,6 +231,11 @@ pub struct PathVerdict {
 /// [`DYNAMIC_TOOLS_METHOD`].
 pub const DYNAMIC_TOOLS_CAPABILITY: &str = "dynamic_tools";
 
+/// The plugin capability saying that the plugin's specs depend on its environment when it is
+/// loaded (files, variables), so the host must open it at every start rather than take its
+/// names and specs from the plugin index of an earlier run.
+pub const SPECS_FROM_ENVIRONMENT_CAPABILITY: &str = "specs_from_environment";
+
 /// The handler extension listing a handler's run-time tools. Its payload is a
 /// [`DynamicToolsQuery`]; its answer `{"tools": [ToolSpec, ...]}`.
 pub const DYNAMIC_TOOLS_METHOD: &str = "dynamic_tools";

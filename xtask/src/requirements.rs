@@ -1,8 +1,9 @@
 //! What the tests need beyond cargo, installed when missing (Debian packages, PyPI and npm
 //! packages).
 //!
-//! - The MCP Python SDK (`mcp` on PyPI): the `toolhost mcp` end-to-end test drives the server
-//!   with the official client.
+//! - The MCP Python SDK, version 2 (`mcp` on PyPI): the `toolhost mcp` end-to-end test drives
+//!   the server with the official client, and the remote MCP client tests serve streamable HTTP
+//!   and SSE with its server (`tests/fixtures/mcp_http_server.py`).
 //! - Chromium (Debian's `chromium`): browser_action launches `/usr/bin/chromium`, and its
 //!   end-to-end tests drive it.
 //! - `@modelcontextprotocol/server-everything` (npm, into `target/node`): the MCP client tools'
@@ -50,17 +51,21 @@ fn npm_server_everything() -> Result<(), String> {
     }
 }
 
-/// `python3 -m pip install --quiet mcp` unless `import mcp` already works.
+/// What the tests import from the MCP Python SDK: version 2's server class (the HTTP fixture
+/// server) and its client.
+const PYTHON_MCP_CHECK: &str = "from mcp.server.mcpserver import MCPServer; import mcp.client";
+
+/// `python3 -m pip install --quiet 'mcp>=2'` unless the SDK's version 2 is already importable.
 fn python_mcp_sdk() -> Result<(), String> {
-    if succeeds(Command::new("python3").args(["-c", "import mcp"])) {
+    if succeeds(Command::new("python3").args(["-c", PYTHON_MCP_CHECK])) {
         return Ok(());
     }
-    println!("installing the MCP Python SDK (pip install mcp)");
+    println!("installing the MCP Python SDK (pip install 'mcp>=2')");
     let status = Command::new("python3")
-        .args(["-m", "pip", "install", "--quiet", "mcp"])
+        .args(["-m", "pip", "install", "--quiet", "mcp>=2"])
         .status()
         .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
-    if status.success() && succeeds(Command::new("python3").args(["-c", "import mcp"])) {
+    if status.success() && succeeds(Command::new("python3").args(["-c", PYTHON_MCP_CHECK])) {
         Ok(())
     } else {
         Err(format!(

@@ -8,7 +8,8 @@
 //! metadata can tell (same size, modification time, inode and device) and the host is the same
 //! build (same executable size and modification time): any rebuild of either is loaded, checked
 //! and indexed again. Only libraries that loaded cleanly are indexed, so a bad library is loaded,
-//! and warned about, every time. The index is a cache: unreadable, it is ignored; unwritable, it
+//! and warned about, every time; nor are plugins whose specs depend on their environment
+//! (capability `specs_from_environment`: use_subagents' names come from agent files). The index is a cache: unreadable, it is ignored; unwritable, it
 //! is not kept.
 //!
 //! Location: `$TOOLHOST_PLUGIN_INDEX` (a file path, or `off`), else

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use abi_stable::std_types::{RErr, RResult, RStr, RString};
 use tool_api::abi::{HostRef, ToolCall, ToolError, ToolErrorKind, ToolOutput};
-use tool_api::model::{ToolSpec, DYNAMIC_TOOLS_CAPABILITY};
+use tool_api::model::{ToolSpec, DYNAMIC_TOOLS_CAPABILITY, SPECS_FROM_ENVIRONMENT_CAPABILITY};
 
 use super::discovery::library_files;
 use super::index::PluginIndex;
@@ -174,10 +174,17 @@ impl Registry {
         }) {
             Ok((info, specs)) => {
                 let warnings = self.warnings.len();
-                index.record(file, &info, specs.clone());
+                let indexable = !info
+                    .capabilities
+                    .iter()
+                    .any(|c| c == SPECS_FROM_ENVIRONMENT_CAPABILITY);
+                if indexable {
+                    index.record(file, &info, specs.clone());
+                }
                 self.add_plugin(file, info, specs);
-                if self.warnings.len() > warnings {
-                    // Something about it was refused: load it, and warn, every time.
+                if !indexable || self.warnings.len() > warnings {
+                    // Its specs may change, or something about it was refused: load it (and
+                    // warn) every time.
                     index.forget(file);
                 }
             }
@@ -227,11 +234,7 @@ impl Registry {
 
     /// A registry in which the plugin named like `info` (if any) is replaced by `info` and its
     /// handlers; every other plugin's registrations stay as they are.
-    pub fn with_replaced(
-        &self,
-        file: &Path,
-        info: PluginInfo,
-    ) -> Self {
+    pub fn with_replaced(&self, file: &Path, info: PluginInfo) -> Self {
         let mut next = Self {
             tools: self
                 .tools

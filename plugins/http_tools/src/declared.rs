@@ -108,25 +108,38 @@ impl Declaration {
     /// The request's target, or what to fix in the declaration.
     pub fn target(&self) -> Result<Target, ToolError> {
         let key = format!("{SETTINGS_KEY}.{}", self.name);
-        let unusable =
-            |what: String| ToolError::new(ToolErrorKind::UNAVAILABLE, format!("The HTTP tool {} cannot be used: {what}.", self.name));
-        self.parameters()
-            .map_err(|why| unusable(format!("the setting {key}.parameters is not usable: {why}")))?;
+        let unusable = |what: String| {
+            ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!("The HTTP tool {} cannot be used: {what}.", self.name),
+            )
+        };
+        self.parameters().map_err(|why| {
+            unusable(format!("the setting {key}.parameters is not usable: {why}"))
+        })?;
         let url = match self.table.get("url").and_then(Value::as_str) {
             None | Some("") => return Err(unusable(format!("the setting {key}.url is missing"))),
             Some(text) => Url::parse(text)
                 .ok()
                 .filter(|u| matches!(u.scheme(), "http" | "https"))
-                .ok_or_else(|| unusable(format!("the setting {key}.url ({text}) is not an http or https URL")))?,
+                .ok_or_else(|| {
+                    unusable(format!(
+                        "the setting {key}.url ({text}) is not an http or https URL"
+                    ))
+                })?,
         };
         let mut headers = Vec::new();
         if let Some(table) = self.table.get("headers") {
             let Some(table) = table.as_object() else {
-                return Err(unusable(format!("the setting {key}.headers is not a table")));
+                return Err(unusable(format!(
+                    "the setting {key}.headers is not a table"
+                )));
             };
             for (name, value) in table {
                 let Some(value) = value.as_str() else {
-                    return Err(unusable(format!("the header {name} in {key}.headers is not a string")));
+                    return Err(unusable(format!(
+                        "the header {name} in {key}.headers is not a string"
+                    )));
                 };
                 headers.push((name.clone(), value.to_string()));
             }
@@ -147,7 +160,11 @@ impl Declaration {
             None => None,
             Some(value) => match value.as_u64().filter(|ms| *ms > 0) {
                 Some(ms) => Some(Duration::from_millis(ms)),
-                None => return Err(unusable(format!("the setting {key}.timeout_ms is not a positive number"))),
+                None => {
+                    return Err(unusable(format!(
+                        "the setting {key}.timeout_ms is not a positive number"
+                    )))
+                }
             },
         };
         Ok(Target {
@@ -170,18 +187,25 @@ mod tests {
 
     #[test]
     fn names_the_apis_refuse_are_left_out() {
-        let names: Vec<String> = read(Some(&json!({"ok_name": {}, "with space": {}, "a.b": {}, "b-2": {}})))
-            .into_iter()
-            .map(|d| d.name)
-            .collect();
+        let names: Vec<String> = read(Some(
+            &json!({"ok_name": {}, "with space": {}, "a.b": {}, "b-2": {}}),
+        ))
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
         assert_eq!(names, vec!["b-2", "ok_name"]);
     }
 
     #[test]
     fn the_schema_may_be_a_table_or_json_text() {
-        let from_table = one(json!({"parameters": {"properties": {"id": {"type": "string"}}, "required": ["id"]}}));
-        let from_text = one(json!({"parameters": r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#}));
-        let expected = json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]});
+        let from_table = one(
+            json!({"parameters": {"properties": {"id": {"type": "string"}}, "required": ["id"]}}),
+        );
+        let from_text = one(
+            json!({"parameters": r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#}),
+        );
+        let expected =
+            json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]});
         assert_eq!(from_table.spec().input_schema, expected);
         assert_eq!(from_text.spec().input_schema, expected);
         assert_eq!(from_table.spec().approval, Some(ApprovalCategory::Web));
@@ -208,7 +232,8 @@ mod tests {
 
     #[test]
     fn headers_and_timeout_are_read() {
-        let declared = one(json!({"url": "http://127.0.0.1:9/x", "headers": {"X-A": "1"}, "timeout_ms": 250}));
+        let declared =
+            one(json!({"url": "http://127.0.0.1:9/x", "headers": {"X-A": "1"}, "timeout_ms": 250}));
         assert_eq!(
             declared.target().unwrap(),
             Target {

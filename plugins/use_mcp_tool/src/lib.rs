@@ -4,9 +4,11 @@
 //!
 //! The servers come from Cline's `cline_mcp_settings.json`, read unchanged ([`settings`]):
 //! setting `mcp.settings_file`, else `~/.config/toolhost/cline_mcp_settings.json`. The
-//! [`hub`] starts each stdio server on first use with rmcp's client, restarts one that exited on
-//! the next call, and stops them all in the plugin's shutdown. Results are formatted as Cline
-//! does ([`format`]) and capped at 400 KiB.
+//! [`hub`] starts each server on first use with rmcp's client (a stdio child, or a streamable
+//! HTTP or SSE connection), starts again one that exited or closed on the next call, and stops
+//! them all in the plugin's shutdown. Results are formatted as Cline does ([`format`]) and capped
+//! at 400 KiB. Every tool of every enabled server is also offered under a name of its own
+//! ([`native`]), through the host's run-time tools.
 //!
 //! ```no_run
 //! # use tool_api::sdk::prelude::*;
@@ -16,11 +18,14 @@
 //! # }
 //! ```
 //!
-//! Deliberate differences from Cline: only stdio servers are supported (`sse` and
-//! `streamableHttp` entries are read but answer an error); servers start on first use rather
-//! than when the settings load, so `load_mcp_documentation` names only the servers started so
-//! far; `arguments` must be a JSON object; a server that cannot start, and
-//! `access_mcp_resource` on a server without resources, get messages of their own.
+//! Deliberate differences from Cline: servers start (or connect) on first use rather than when
+//! the settings load, so `load_mcp_documentation` names only the servers started so far; a
+//! remote connection that closed is reopened on the next call instead of by a background
+//! reconnect loop, and OAuth is not supported (a 401 is a start error); a legacy
+//! `transportType: "http"` entry is streamable HTTP (Cline's schema order makes it SSE);
+//! `arguments` must be a JSON object; a server that cannot start, and `access_mcp_resource` on
+//! a server without resources, get messages of their own; native names use a stable server key
+//! rather than a random one.
 
 mod call;
 pub mod format;
@@ -91,7 +96,7 @@ impl Tool for McpTools {
             other => match native::split(other) {
                 Some((key, tool)) => call::native_tool(call, ctx, key, tool),
                 None => Err(ToolError::new(
-                ToolErrorKind::INTERNAL,
+                    ToolErrorKind::INTERNAL,
                     format!("the use_mcp_tool handler does not serve '{other}'"),
                 )),
             },
@@ -107,7 +112,11 @@ impl Tool for McpTools {
 
     /// `mcp_servers` (`{"settings": ...}`): every configured server with its status and tools,
     /// for `toolhost mcp-servers`.
-    fn extension(&self, method: &str, payload: &serde_json::Value) -> Result<serde_json::Value, ToolError> {
+    fn extension(
+        &self,
+        method: &str,
+        payload: &serde_json::Value,
+    ) -> Result<serde_json::Value, ToolError> {
         if method != MCP_SERVERS_METHOD {
             return Err(ToolError::new(
                 ToolErrorKind::UNAVAILABLE,

@@ -151,7 +151,12 @@ pub async fn specs(file: &Path, query: &DynamicToolsQuery) -> Vec<ToolSpec> {
             ),
             // A call of one of its tools is let through, so that it fails with the reason
             // (`could not be started: ...`) instead of an unknown tool.
-            Err(_) => specs.extend(query.name.as_deref().and_then(|name| unreachable(server, name))),
+            Err(_) => specs.extend(
+                query
+                    .name
+                    .as_deref()
+                    .and_then(|name| unreachable(server, name)),
+            ),
         }
     }
     specs
@@ -163,8 +168,14 @@ mod tests {
 
     #[test]
     fn plain_server_names_are_their_own_key() {
-        assert_eq!(tool_name("weather", "get_forecast").as_deref(), Some("weather0mcp0get_forecast"));
-        assert_eq!(split("weather0mcp0get_forecast"), Some(("weather", "get_forecast")));
+        assert_eq!(
+            tool_name("weather", "get_forecast").as_deref(),
+            Some("weather0mcp0get_forecast")
+        );
+        assert_eq!(
+            split("weather0mcp0get_forecast"),
+            Some(("weather", "get_forecast"))
+        );
     }
 
     #[test]
@@ -192,7 +203,10 @@ mod tests {
             r#"{"mcpServers": {"my server": {"command": "x"}, "plain": {"command": "y"}}}"#,
         )
         .unwrap_or_default();
-        assert_eq!(server_for_key(&servers, &server_key("my server")), "my server");
+        assert_eq!(
+            server_for_key(&servers, &server_key("my server")),
+            "my server"
+        );
         assert_eq!(server_for_key(&servers, "plain"), "plain");
         assert_eq!(server_for_key(&servers, "unknown"), "unknown");
     }

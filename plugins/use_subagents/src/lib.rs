@@ -240,7 +240,8 @@ pub fn prompts(params: &Params) -> Result<Vec<String>, ToolError> {
 }
 
 tool_api::submit_tool!(UseSubagents::from_agent_dir());
-tool_api::export_plugin!();
+// The agent files decide the names, so the host reads them at every start.
+tool_api::export_plugin!(capabilities: ["specs_from_environment"]);
 
 #[cfg(test)]
 mod tests {

@@ -10,8 +10,8 @@
 use encoding_rs::{Encoding, UTF_8};
 use reqwest::Url;
 
-use web_support::limits::{byte_cap_note, cap_chars};
 use crate::direct::{Download, Kind};
+use web_support::limits::{byte_cap_note, cap_chars};
 
 /// What the model reads when a page has no text at all.
 pub const EMPTY_PAGE: &str = "(The page has no readable text.)";

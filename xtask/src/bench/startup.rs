@@ -48,7 +48,10 @@ pub fn warm_plugin_index(toolhost: &Path, plugins: &Path, index: &Path) -> Resul
     if status.success() && index.exists() {
         Ok(())
     } else {
-        Err(format!("toolhost tools did not write the plugin index {}", index.display()))
+        Err(format!(
+            "toolhost tools did not write the plugin index {}",
+            index.display()
+        ))
     }
 }
 

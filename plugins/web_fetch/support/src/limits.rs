@@ -28,7 +28,9 @@ impl SizeLimits {
     pub fn read(source: &dyn SettingSource) -> Result<Self, ConfigError> {
         let max_bytes = positive_int(source, "web.fetch.max_bytes")?.unwrap_or(DEFAULT_MAX_BYTES);
         let max_chars = positive_int(source, "web.fetch.max_chars")?
-            .map_or(DEFAULT_MAX_CHARS, |n| usize::try_from(n).unwrap_or(usize::MAX));
+            .map_or(DEFAULT_MAX_CHARS, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            });
         Ok(Self {
             max_bytes,
             max_chars,
