@@ -95,6 +95,14 @@ pub struct ServeArgs {
     /// Approve everything without asking.
     #[arg(long)]
     pub yes: bool,
+    /// Hot swap.
+    #[command(flatten)]
+    pub hot_swap: HotSwapArgs,
+}
+
+/// The hot-swap options of the long-running frontends (`serve`, `mcp`).
+#[derive(Debug, Args, Default)]
+pub struct HotSwapArgs {
     /// Reload a plugin when its library in a plugin directory is replaced (hot swap).
     #[arg(long)]
     pub watch: bool,
@@ -200,26 +208,24 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             cli.trusted_key.as_deref(),
         )?,
     };
+    // A host for commands that only look: no workspace of their own, nothing approved.
+    let inspecting_host = || {
+        build_host(
+            &plugins,
+            cli.settings.as_deref(),
+            None,
+            ApprovalMode::DenyUnlessAuto,
+        )
+    };
     match cli.command {
         Command::Bundle(command) => crate::bundle::run_command(command, cli.trusted_key.as_deref()),
         Command::Tools { json } => {
-            let host = build_host(
-                &plugins,
-                cli.settings.as_deref(),
-                None,
-                ApprovalMode::DenyUnlessAuto,
-            )?;
+            let host = inspecting_host()?;
             print_tools(&host, json);
             Ok(ExitCode::SUCCESS)
         }
         Command::McpServers { json } => {
-            let host = build_host(
-                &plugins,
-                cli.settings.as_deref(),
-                None,
-                ApprovalMode::DenyUnlessAuto,
-            )?;
-            let report = crate::mcp_servers::report(&host)?;
+            let report = crate::mcp_servers::report(&*inspecting_host()?)?;
             if json {
                 print_line(&report.to_string());
             } else {
@@ -239,16 +245,14 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Replay(args) => replay(&plugins, cli.settings.as_deref(), args),
         Command::Serve(args) => serve(&plugins, cli.settings.as_deref(), args),
-        Command::Mcp(args) => crate::mcp_server::run(args, |cwd, approval| {
-            build_host(&plugins, cli.settings.as_deref(), cwd, approval)
-        }),
+        Command::Mcp(mut args) => {
+            let hot_swap = std::mem::take(&mut args.hot_swap);
+            crate::mcp_server::run(args, |cwd, approval| {
+                serving_host(&plugins, cli.settings.as_deref(), cwd, approval, &hot_swap)
+            })
+        }
         Command::Schema { format } => {
-            let host = build_host(
-                &plugins,
-                cli.settings.as_deref(),
-                None,
-                ApprovalMode::DenyUnlessAuto,
-            )?;
+            let host = inspecting_host()?;
             let tools = host.tools();
             let specs: Vec<_> = tools.iter().map(|(_, tool)| &tool.spec).collect();
             print_line(&crate::schema::render(&specs, format));
@@ -450,34 +454,42 @@ fn serve(
     } else {
         ApprovalMode::DenyUnlessAuto
     };
-    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
-    let dirs = plugins.dirs.clone();
-    let config = HostConfig {
-        plugin_dirs: dirs.clone(),
-        workspace: open_workspace(args.cwd.as_deref())?,
-        settings,
-        approval,
-        ui: Box::new(HeadlessUi),
-        task_id: new_task_id(),
-    };
-    let host = if args.watch {
-        if plugins.bundle.is_some() {
-            return Err(
-                "--watch cannot be used with --bundle: the signed manifest fixes the libraries"
-                    .to_string(),
-            );
-        }
-        let host = Host::new_for_hot_swap(config);
-        host.watch(&dirs, args.allow_downgrade)
-            .map_err(|e| format!("cannot watch the plugin directories: {e}"))?;
-        host
-    } else {
-        plugins.host(config)
-    };
+    let host = serving_host(plugins, settings, args.cwd.as_deref(), approval, &args.hot_swap)?;
     crate::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
         .map_err(|e| format!("serve: {e}"))?;
     host.registry().shutdown();
     Ok(ExitCode::SUCCESS)
+}
+
+/// The host of a long-running frontend: with `--watch`, one that loads private copies and
+/// swaps in replaced libraries.
+fn serving_host(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    cwd: Option<&Path>,
+    approval: ApprovalMode,
+    hot_swap: &HotSwapArgs,
+) -> Result<std::sync::Arc<Host>, String> {
+    if !hot_swap.watch {
+        return build_host(plugins, settings, cwd, approval);
+    }
+    if plugins.bundle.is_some() {
+        return Err(
+            "--watch cannot be used with --bundle: the signed manifest fixes the libraries"
+                .to_string(),
+        );
+    }
+    let host = Host::new_for_hot_swap(HostConfig {
+        plugin_dirs: plugins.dirs.clone(),
+        workspace: open_workspace(cwd)?,
+        settings: Settings::load(settings).map_err(|e| e.to_string())?,
+        approval,
+        ui: Box::new(HeadlessUi),
+        task_id: new_task_id(),
+    });
+    host.watch(&plugins.dirs, hot_swap.allow_downgrade)
+        .map_err(|e| format!("cannot watch the plugin directories: {e}"))?;
+    Ok(host)
 }
 
 fn replay(

@@ -40,6 +40,9 @@ pub struct McpArgs {
     /// Approve everything without asking. Otherwise only what the settings auto-approve runs.
     #[arg(long)]
     pub yes: bool,
+    /// Hot swap (the tools list is read anew for every `tools/list`).
+    #[command(flatten)]
+    pub hot_swap: crate::cli::HotSwapArgs,
 }
 
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.

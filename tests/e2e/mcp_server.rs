@@ -262,3 +262,71 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
     // The server exited by itself, successfully, once the client closed its stdin.
     assert_eq!(summary["exit_status"], "0");
 }
+
+/// `toolhost mcp --watch`, spoken to line by line: a library dropped into the plugin directory
+/// while the server runs shows up in the next `tools/list`.
+#[test]
+fn mcp_watch_picks_up_a_library_added_while_serving() {
+    use std::io::{BufRead, BufReader, Write};
+
+    let plugins = workdir();
+    let workspace = workdir();
+    std::fs::copy(
+        toolhost_tests::library("read_file"),
+        plugins.path().join("libread_file.so"),
+    )
+    .unwrap();
+    let mut child = toolhost_tests::toolhost()
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["mcp", "--watch", "--cwd"])
+        .arg(workspace.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut next_id = 0;
+    let mut request = |method: &str, params: Value| -> Value {
+        next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
+        writeln!(input, "{message}").unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], json!(next_id), "{answer}");
+        answer
+    };
+    request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "1"}}),
+    );
+    let tool_names = |answer: Value| -> Vec<String> {
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(tool_names(request("tools/list", json!({}))), ["read_file"]);
+
+    let staging = plugins.path().join("liblist_files.staging");
+    std::fs::copy(toolhost_tests::library("list_files"), &staging).unwrap();
+    std::fs::rename(&staging, plugins.path().join("liblist_files.so")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut names = Vec::new();
+    while Instant::now() < deadline {
+        names = tool_names(request("tools/list", json!({})));
+        if names.len() == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(names, ["list_files", "read_file"]);
+    let _ = child.kill();
+    let _ = child.wait();
+}
