@@ -281,3 +281,36 @@ fn an_unreachable_url_cannot_be_started() {
         ))
     );
 }
+
+/// A remote server's tools are tools of their own too (`{server}0mcp0{tool}`), listed with its
+/// schema and called through the host like a plugin tool.
+fn remote_tools_are_native_tools(kind: Kind) {
+    let server = HttpServer::start(kind, &[]);
+    let setup = settings_with(json!({"remote": entry(kind, &server.url, json!({}))}));
+    let (host, _ui) = setup.host(true);
+    let names: Vec<String> = host
+        .tools()
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("remote0mcp0"))
+        .collect();
+    for expected in ["remote0mcp0add", "remote0mcp0echo", "remote0mcp0whoami"] {
+        assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
+    }
+    let add = host.lookup("remote0mcp0add").expect("resolved by name");
+    assert_eq!(add.spec.input_schema["required"], json!(["a", "b"]));
+    assert_eq!(
+        call(&host, "remote0mcp0add", json!({"a": 2, "b": 40})).model_text(),
+        "42"
+    );
+}
+
+#[test]
+fn streamable_http_tools_are_native_tools() {
+    remote_tools_are_native_tools(Kind::StreamableHttp);
+}
+
+#[test]
+fn sse_tools_are_native_tools() {
+    remote_tools_are_native_tools(Kind::Sse);
+}
