@@ -454,7 +454,13 @@ fn serve(
     } else {
         ApprovalMode::DenyUnlessAuto
     };
-    let host = serving_host(plugins, settings, args.cwd.as_deref(), approval, &args.hot_swap)?;
+    let host = serving_host(
+        plugins,
+        settings,
+        args.cwd.as_deref(),
+        approval,
+        &args.hot_swap,
+    )?;
     crate::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
         .map_err(|e| format!("serve: {e}"))?;
     host.registry().shutdown();

@@ -7,8 +7,9 @@
 //! reaches the host's own control flow.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use abi_stable::sabi_trait::TD_Opaque;
@@ -16,7 +17,7 @@ use abi_stable::std_types::{RErr, ROk, RStr};
 use serde_json::{json, Map, Value};
 use tool_api::abi::{HostServices_TO, ToolCall, ToolError, ToolErrorKind};
 use tool_api::model::{
-    ApprovalDecision, ApprovalRequest, AskResponse, ContentBlock, PathVerdict, TaskContext,
+    ApprovalDecision, ApprovalRequest, AskResponse, ContentBlock, Mode, PathVerdict, TaskContext,
     ToolContent,
 };
 use tool_api::texts;
@@ -62,6 +63,13 @@ pub struct Host {
     task: TaskState,
     task_id: String,
     hooks: Hooks,
+    /// What every hook input of this task starts with (the task and the roots do not change).
+    hook_input: HookInput,
+    /// Whether browser_action ran since the task's browser was last closed: only then can
+    /// another tool have a browser to close.
+    browser_used: AtomicBool,
+    /// The task context as handlers read it, by what may differ between calls (at most 8).
+    contexts: Mutex<Vec<(ContextKey, Arc<str>)>>,
     workers: Workers,
     me: Weak<Host>,
 }
@@ -99,6 +107,15 @@ impl Host {
             config.workspace.cwd(),
             config.settings.hooks.enabled,
         );
+        let hook_input = HookInput {
+            task_id: config.task_id.clone(),
+            workspace_roots: config
+                .workspace
+                .roots()
+                .into_iter()
+                .map(|r| r.path)
+                .collect(),
+        };
         Arc::new_cyclic(|me| Self {
             registry: RwLock::new(Arc::new(registry)),
             workspace: config.workspace,
@@ -108,6 +125,9 @@ impl Host {
             task,
             task_id: config.task_id,
             hooks,
+            hook_input,
+            browser_used: AtomicBool::new(false),
+            contexts: Mutex::default(),
             workers: Workers::default(),
             me: me.clone(),
         })
@@ -194,7 +214,7 @@ impl Host {
 
     /// The tool called `name`: a registered one, else a run-time tool of a plugin that serves
     /// them (an MCP server's, an HTTP tool's: see [`crate::plugins::dynamic`]).
-    pub fn lookup(&self, name: &str) -> Option<RegisteredTool> {
+    pub fn lookup(&self, name: &str) -> Option<Arc<RegisteredTool>> {
         let registry = self.registry();
         if let Some(tool) = registry.get(name) {
             return Some(tool.clone());
@@ -205,6 +225,7 @@ impl Host {
         dynamic::find(&registry, self.settings.document(), Some(name))
             .into_iter()
             .next()
+            .map(Arc::new)
     }
 
     /// Every tool that can be called now, sorted by name: the registered ones and the run-time
@@ -250,22 +271,31 @@ impl Host {
         };
         coerce_to_schema(&mut params, &tool.spec.input_schema);
         canonicalize(name, &mut params);
-        let description = describe(&tool, name, &params, &self.context(false));
+        let mut call = PreparedCall::new(&params, self.context_json(false));
         let result = if depth > MAX_NESTING {
             Err(ToolError::new(
                 ToolErrorKind::FAILED,
                 format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
             ))
         } else {
-            self.checked_run(&tool, name, &params, depth, subagent)
+            self.checked_run(&tool, name, &params, &mut call, depth, subagent)
         };
+        // Asked while the handler ran; otherwise (the call stopped before) now.
+        let description = call
+            .description
+            .take()
+            .unwrap_or_else(|| describe(&tool, name, &call));
         self.finish(name, description, result)
     }
 
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
     pub fn describe(&self, name: &str, params: &Map<String, Value>) -> String {
         match self.lookup(name) {
-            Some(tool) => describe(&tool, name, params, &self.context(false)),
+            Some(tool) => describe(
+                &tool,
+                name,
+                &PreparedCall::new(params, self.context_json(false)),
+            ),
             None => format!("[{name}]"),
         }
     }
@@ -288,8 +318,8 @@ impl Host {
             depth: 0,
             subagent: false,
         };
-        let params_json = Value::Object(params.clone()).to_string();
-        let context_json = serde_json::to_string(&self.context(false)).unwrap_or_default();
+        let params_json = serde_json::to_string(params).unwrap_or_default();
+        let context_json = self.context_json(false);
         let host = HostServices_TO::from_ptr(&services, TD_Opaque);
         if let RErr(e) = tool
             .handler
@@ -309,6 +339,7 @@ impl Host {
         tool: &RegisteredTool,
         name: &str,
         params: &Map<String, Value>,
+        call: &mut PreparedCall,
         depth: u32,
         subagent: bool,
     ) -> Result<ToolContent, ToolError> {
@@ -355,38 +386,47 @@ impl Host {
                 return Err(denied(decision.feedback));
             }
         }
-        if name != "browser_action" {
+        let browser = name == "browser_action";
+        if browser {
+            self.browser_used.store(true, Ordering::SeqCst);
+        } else if self.browser_used.swap(false, Ordering::SeqCst) {
             // Cline closes the task's browser whenever another tool runs.
             self.notify_handler("browser_action", "close_session");
         }
-        let parameters = Value::Object(params.clone());
         let pre = if PRE_TOOL_USE_EXEMPT.contains(&name) {
             HookOutcome::default()
         } else {
             self.run_hook(
                 HookName::PreToolUse,
-                json!({"toolName": name, "parameters": parameters}),
+                || json!({"toolName": name, "parameters": params}),
             )
         };
         if pre.cancel {
             return Err(denied(None));
         }
         let started = std::time::Instant::now();
-        let mut content = self.run(tool, name, params, depth, subagent)?;
+        let result = self.run(tool, name, call, depth, subagent);
+        if browser {
+            // Again: another tool may have closed the browser while this call opened one.
+            self.browser_used.store(true, Ordering::SeqCst);
+        }
+        let mut content = result?;
         if let Some(context) = pre.context {
             content
                 .content
                 .insert(0, ContentBlock::Text { text: context });
         }
         if name != "attempt_completion" {
-            let payload = json!({
-                "toolName": name,
-                "parameters": parameters,
-                "result": content.joined_text(),
-                "success": true,
-                "executionTimeMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            let elapsed = started.elapsed();
+            let post = self.run_hook(HookName::PostToolUse, || {
+                json!({
+                    "toolName": name,
+                    "parameters": params,
+                    "result": content.joined_text(),
+                    "success": true,
+                    "executionTimeMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+                })
             });
-            let post = self.run_hook(HookName::PostToolUse, payload);
             if post.cancel {
                 let message = post
                     .error_message
@@ -417,12 +457,9 @@ impl Host {
         }
     }
 
-    fn run_hook(&self, hook: HookName, payload: Value) -> HookOutcome {
-        let input = HookInput {
-            task_id: self.task_id.clone(),
-            workspace_roots: self.workspace.roots().into_iter().map(|r| r.path).collect(),
-        };
-        self.hooks.run(hook, &input, payload, self.workspace.cwd())
+    fn run_hook(&self, hook: HookName, payload: impl FnOnce() -> Value) -> HookOutcome {
+        self.hooks
+            .run(hook, &self.hook_input, payload, self.workspace.cwd())
     }
 
     fn check_required(
@@ -529,25 +566,45 @@ impl Host {
         }
     }
 
+    /// The task context for a call, as the handler reads it. Written once for each mode, yolo
+    /// flag and subagent flag: the rest of it stays as it was for the host's life.
+    fn context_json(&self, is_subagent: bool) -> Arc<str> {
+        let key = ContextKey {
+            mode: self.task.mode(),
+            yolo: self.task.yolo(),
+            is_subagent,
+        };
+        let mut contexts = self.contexts.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, json)) = contexts.iter().find(|(k, _)| *k == key) {
+            return json.clone();
+        }
+        let json: Arc<str> = serde_json::to_string(&self.context(key))
+            .unwrap_or_default()
+            .into();
+        contexts.push((key, json.clone()));
+        json
+    }
+
     /// The task context for a call.
-    fn context(&self, is_subagent: bool) -> TaskContext {
+    fn context(&self, key: ContextKey) -> TaskContext {
         TaskContext {
             task_id: self.task_id.clone(),
             cwd: self.workspace.cwd().to_string_lossy().into_owned(),
             workspace_roots: self.workspace.roots(),
-            mode: self.task.mode(),
-            is_subagent,
-            yolo: self.task.yolo(),
+            mode: key.mode,
+            is_subagent: key.is_subagent,
+            yolo: key.yolo,
             parallel_tool_calling: true,
         }
     }
 
-    /// Runs the handler on its own thread; gives up on it after the call timeout.
+    /// Runs the handler on its own thread; gives up on it after the call timeout. Meanwhile
+    /// this thread asks the handler for the call's description.
     fn run(
         &self,
         tool: &RegisteredTool,
         name: &str,
-        params: &Map<String, Value>,
+        call: &mut PreparedCall,
         depth: u32,
         subagent: bool,
     ) -> Result<ToolContent, ToolError> {
@@ -560,14 +617,19 @@ impl Host {
             subagent,
         };
         let handler = tool.handler.clone();
-        let tool_name = name.to_string();
-        let params_json = Value::Object(params.clone()).to_string();
-        let context_json = serde_json::to_string(&self.context(subagent)).unwrap_or_default();
-        let (sender, receiver) = mpsc::channel();
-        let spawned = self.workers.run(Box::new(move || {
+        let params_json = call.params.clone();
+        // `describe` sees the context of a call from the model; a subagent's call says so.
+        let context_json = if subagent {
+            self.context_json(true)
+        } else {
+            call.context.clone()
+        };
+        // One result, never waiting for room: a call abandoned by its timeout still finishes.
+        let (sender, receiver) = mpsc::sync_channel(1);
+        let job = move || {
             let host = HostServices_TO::from_ptr(&services, TD_Opaque);
-            let call = tool_call(&tool_name, &params_json, &context_json);
-            let result = match handler.handler.execute(call, host) {
+            let abi_call = tool_call(&services.tool, &params_json, &context_json);
+            match handler.handler.execute(abi_call, host) {
                 ROk(output) => serde_json::from_str::<ToolContent>(output.content_json.as_str())
                     .map_err(|e| {
                         ToolError::new(
@@ -576,17 +638,20 @@ impl Host {
                         )
                     }),
                 RErr(e) => Err(e),
-            };
-            let _ = sender.send(result);
-        }));
+            }
+        };
+        let spawned = self.workers.run(job, sender);
         if let Err(e) = spawned {
             return Err(ToolError::new(
                 ToolErrorKind::INTERNAL,
                 format!("cannot start a thread for the call: {e}"),
             ));
         }
+        // `describe` is a pure function of the call (it gets no host services), so it may run
+        // beside `execute`; this hides its cost behind the handler's.
+        call.description = Some(describe(tool, name, call));
         let timeout = Duration::from_secs(self.settings.limits.call_timeout_secs.max(1));
-        let result = match receiver.recv_timeout(timeout) {
+        let result = match self.workers.wait_for(&receiver, timeout) {
             Ok(result) => result,
             Err(RecvTimeoutError::Timeout) => {
                 cancellation.cancel();
@@ -679,17 +744,38 @@ fn value_as_string(value: &Value) -> Option<String> {
     }
 }
 
-fn describe(
-    tool: &RegisteredTool,
-    name: &str,
-    params: &Map<String, Value>,
-    context: &TaskContext,
-) -> String {
-    let params_json = Value::Object(params.clone()).to_string();
-    let context_json = serde_json::to_string(context).unwrap_or_default();
+/// One call as the handler reads it, written once for `describe` and `execute`, and its
+/// description once the handler gave it.
+struct PreparedCall {
+    /// The parameters, as JSON.
+    params: Arc<str>,
+    /// The task context of a call from the model, as JSON.
+    context: Arc<str>,
+    description: Option<String>,
+}
+
+impl PreparedCall {
+    fn new(params: &Map<String, Value>, context: Arc<str>) -> Self {
+        Self {
+            params: serde_json::to_string(params).unwrap_or_default().into(),
+            context,
+            description: None,
+        }
+    }
+}
+
+/// What may differ between the task contexts of two calls of one host.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ContextKey {
+    mode: Mode,
+    yolo: bool,
+    is_subagent: bool,
+}
+
+fn describe(tool: &RegisteredTool, name: &str, call: &PreparedCall) -> String {
     tool.handler
         .handler
-        .describe(tool_call(name, &params_json, &context_json))
+        .describe(tool_call(name, &call.params, &call.context))
         .into_string()
 }
 

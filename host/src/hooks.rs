@@ -115,13 +115,21 @@ impl Hooks {
             .collect()
     }
 
-    /// Runs every script of `hook` in parallel and merges their answers.
-    pub fn run(&self, hook: HookName, base: &HookInput, payload: Value, cwd: &Path) -> HookOutcome {
+    /// Runs every script of `hook` in parallel and merges their answers. `payload` is built
+    /// only when a script exists: most calls have none, and the payload copies the parameters.
+    pub fn run(
+        &self,
+        hook: HookName,
+        base: &HookInput,
+        payload: impl FnOnce() -> Value,
+        cwd: &Path,
+    ) -> HookOutcome {
+        // Looked for on every call, so that a script added during a task counts.
         let scripts = self.scripts(hook);
         if scripts.is_empty() {
             return HookOutcome::default();
         }
-        let input = base.document(hook, payload).to_string();
+        let input = base.document(hook, payload()).to_string();
         let answers: Vec<Option<Answer>> = std::thread::scope(|scope| {
             let handles: Vec<_> = scripts
                 .iter()

@@ -295,7 +295,10 @@ fn remote_tools_are_native_tools(kind: Kind) {
         .filter(|name| name.starts_with("remote0mcp0"))
         .collect();
     for expected in ["remote0mcp0add", "remote0mcp0echo", "remote0mcp0whoami"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
     }
     let add = host.lookup("remote0mcp0add").expect("resolved by name");
     assert_eq!(add.spec.input_schema["required"], json!(["a", "b"]));

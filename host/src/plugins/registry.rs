@@ -112,7 +112,8 @@ impl std::fmt::Display for LoadWarning {
 /// ([`Registry::with_replaced`]) while calls in flight keep the old one alive.
 #[derive(Default, Clone)]
 pub struct Registry {
-    tools: BTreeMap<String, RegisteredTool>,
+    /// Shared, so that a call takes its tool without copying the spec and its schema.
+    tools: BTreeMap<String, Arc<RegisteredTool>>,
     /// The handlers of plugins declaring [`DYNAMIC_TOOLS_CAPABILITY`], asked for their run-time
     /// tools by [`crate::Host::lookup`] and [`crate::Host::tools`].
     dynamic: Vec<Arc<Handler>>,
@@ -333,21 +334,23 @@ impl Registry {
         }
         self.tools.insert(
             spec.name.clone(),
-            RegisteredTool {
+            Arc::new(RegisteredTool {
                 spec,
                 handler: handler.clone(),
-            },
+            }),
         );
     }
 
     /// The tool registered under `name`.
-    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+    pub fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
         self.tools.get(name)
     }
 
     /// Every registered tool, by name.
     pub fn tools(&self) -> impl Iterator<Item = (&str, &RegisteredTool)> {
-        self.tools.iter().map(|(name, tool)| (name.as_str(), tool))
+        self.tools
+            .iter()
+            .map(|(name, tool)| (name.as_str(), tool.as_ref()))
     }
 
     /// The handlers that serve run-time tools, in load order.
