@@ -1,5 +1,7 @@
 //! Adapts a plain-Rust [`Tool`] to the ABI's `ToolHandler`, catching every panic.
 
+use std::cell::RefCell;
+
 use abi_stable::{
     sabi_trait::TD_Opaque,
     std_types::{RResult, RStr, RString},
@@ -27,18 +29,38 @@ pub fn handler_box<T: Tool>(tool: T) -> ToolHandlerBox {
 
 fn decode_call(call: &ToolCall<'_>) -> Result<Call, ToolError> {
     let params = Params::from_json(call.params_json.as_str())?;
-    let task: TaskContext = serde_json::from_str(call.context_json.as_str()).map_err(|e| {
-        ToolError::new(
-            ToolErrorKind::INTERNAL,
-            format!("invalid task context from the host: {e}"),
-        )
-    })?;
+    let task = decode_context(call.context_json.as_str())?;
     Ok(Call {
         name: call.tool_name.as_str().to_string(),
         call_id: call.call_id.as_str().to_string(),
         params,
         task,
     })
+}
+
+thread_local! {
+    /// The last task context decoded on this thread, with its JSON. A host sends the same
+    /// context for every call of a task, so most calls copy it instead of parsing it again.
+    static LAST_CONTEXT: RefCell<Option<(String, TaskContext)>> = const { RefCell::new(None) };
+}
+
+fn decode_context(json: &str) -> Result<TaskContext, ToolError> {
+    let cached = LAST_CONTEXT.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(text, _)| text == json)
+            .map(|(_, task)| task.clone())
+    });
+    if let Some(task) = cached {
+        return Ok(task);
+    }
+    let task: TaskContext = serde_json::from_str(json).map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::INTERNAL,
+            format!("invalid task context from the host: {e}"),
+        )
+    })?;
+    LAST_CONTEXT.set(Some((json.to_string(), task.clone())));
+    Ok(task)
 }
 
 impl<T: Tool> ToolHandler for ToolAdapter<T> {
@@ -93,5 +115,23 @@ impl<T: Tool> ToolHandler for ToolAdapter<T> {
             };
             Ok(RString::from(answer.to_string()))
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn each_context_is_decoded_from_its_own_json() {
+        let first = r#"{"task_id":"a","cwd":"/one"}"#;
+        let second = r#"{"task_id":"b","cwd":"/two"}"#;
+        for json in [first, first, second, first] {
+            let expected: TaskContext = serde_json::from_str(json).unwrap();
+            assert_eq!(decode_context(json).unwrap(), expected);
+        }
+        assert!(decode_context("{not json").is_err());
     }
 }
