@@ -144,7 +144,7 @@ impl McpServer {
 
     /// Runs one `tools/call` on the host; `None` when no tool has that name.
     pub async fn call(&self, name: &str, arguments: Option<Value>) -> Option<CallToolResult> {
-        self.host.registry().get(name)?;
+        self.host.lookup(name)?;
         let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
         let params = params.to_string();
         let host = self.host.clone();

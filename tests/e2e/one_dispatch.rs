@@ -432,3 +432,58 @@ fn http_tools_need_web_approval() {
     assert_eq!(denied["error_kind"], json!("denied"), "{denied}");
     assert!(server.seen.lock().unwrap().is_empty());
 }
+
+/// `toolhost mcp` lists registered tools only (a toolhost serving itself would start itself
+/// again and again), but dispatches a run-time name it is called with.
+#[test]
+fn toolhost_mcp_dispatches_run_time_names() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let server = HttpServer::start();
+    let setup = Setup::new(&[], &http_settings(&server));
+    let mut child = toolhost()
+        .arg("--plugins")
+        .arg(setup.plugins.path())
+        .arg("--settings")
+        .arg(&setup.settings)
+        .args(["mcp", "--cwd"])
+        .arg(&setup.workspace)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut request = |id: u64, method: &str, params: Value| -> Value {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(input, "{message}").unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "1"}}),
+    );
+    let listed = request(2, "tools/list", json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"big"), "{names:?}");
+    assert!(names.contains(&"list_files"), "{names:?}");
+    let called = request(3, "tools/call", json!({"name": "big", "arguments": {}}));
+    let text = called["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.ends_with("[Content truncated: 1000 of 300000 characters shown.]"),
+        "{called}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
