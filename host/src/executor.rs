@@ -317,6 +317,7 @@ impl Host {
             cancellation: Arc::new(Cancellation::default()),
             depth: 0,
             subagent: false,
+            verdicts: Vec::new(),
         };
         let params_json = serde_json::to_string(params).unwrap_or_default();
         let context_json = self.context_json(false);
@@ -362,6 +363,11 @@ impl Host {
             .collect();
         // Each path is resolved once per call: the boundary check follows symlinks on disk.
         let verdicts: Vec<PathVerdict> = paths.iter().map(|p| self.workspace.verdict(p)).collect();
+        call.verdicts = paths
+            .iter()
+            .cloned()
+            .zip(verdicts.iter().cloned())
+            .collect();
         if let Some(blocked) = verdicts.iter().find(|v| v.ignored) {
             return Err(ToolError::new(
                 ToolErrorKind::BLOCKED,
@@ -615,6 +621,7 @@ impl Host {
             cancellation: cancellation.clone(),
             depth,
             subagent,
+            verdicts: std::mem::take(&mut call.verdicts),
         };
         let handler = tool.handler.clone();
         let params_json = call.params.clone();
@@ -752,6 +759,9 @@ struct PreparedCall {
     /// The task context of a call from the model, as JSON.
     context: Arc<str>,
     description: Option<String>,
+    /// The verdicts on the path parameters, by path: the tool's own `check_path` of the same
+    /// path gets them instead of resolving the path again.
+    verdicts: Vec<(String, PathVerdict)>,
 }
 
 impl PreparedCall {
@@ -760,6 +770,7 @@ impl PreparedCall {
             params: serde_json::to_string(params).unwrap_or_default().into(),
             context,
             description: None,
+            verdicts: Vec::new(),
         }
     }
 }

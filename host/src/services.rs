@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use abi_stable::std_types::{RNone, ROption, RResult, RSome, RStr, RString};
 use tool_api::abi::{HostServices, ToolError, ToolErrorKind, ToolOutput};
-use tool_api::model::ApprovalRequest;
+use tool_api::model::{ApprovalRequest, PathVerdict};
 
 use crate::executor::Host;
 
@@ -72,6 +72,8 @@ pub struct CallServices {
     pub depth: u32,
     /// Whether a subagent made this call (its nested calls are subagent calls too).
     pub subagent: bool,
+    /// The host's verdicts on this call's path parameters, by path, made just before the call.
+    pub verdicts: Vec<(String, PathVerdict)>,
 }
 
 fn contained<T>(fallback: T, f: impl FnOnce() -> T) -> T {
@@ -136,7 +138,11 @@ impl HostServices for CallServices {
     fn check_path(&self, path: RStr<'_>) -> RString {
         contained(RString::new(), || match self.host.upgrade() {
             Some(host) => {
-                let verdict = host.workspace().verdict(path.as_str());
+                let known = self.verdicts.iter().find(|(p, _)| p == path.as_str());
+                let verdict = match known {
+                    Some((_, verdict)) => verdict.clone(),
+                    None => host.workspace().verdict(path.as_str()),
+                };
                 RString::from(serde_json::to_string(&verdict).unwrap_or_default())
             }
             None => RString::new(),
