@@ -455,11 +455,10 @@ impl Host {
             .get(tool)
             .filter(|e| e.handler.handler.is_open())
         {
-            let payload = json!({"task_id": self.task_id}).to_string();
             let _ = entry
                 .handler
                 .handler
-                .call_extension(RStr::from(event), RStr::from(payload.as_str()));
+                .request(event, &json!({"task_id": self.task_id}));
         }
     }
 
@@ -718,14 +717,11 @@ impl Drop for Host {
     /// (a browser, say) closes with it. Handlers whose library was never opened kept nothing.
     fn drop(&mut self) {
         let registry = self.registry();
-        let payload = json!({"task_id": self.task_id}).to_string();
+        let payload = json!({"task_id": self.task_id});
         let mut notified = std::collections::HashSet::new();
         for (_, tool) in registry.tools() {
             if tool.handler.handler.is_open() && notified.insert(tool.handler.id.clone()) {
-                let _ = tool
-                    .handler
-                    .handler
-                    .call_extension(RStr::from("task_ended"), RStr::from(payload.as_str()));
+                let _ = tool.handler.handler.request("task_ended", &payload);
             }
         }
     }

@@ -3,7 +3,6 @@
 //! The MCP client lives in the plugin serving `use_mcp_tool`; the host asks its handler with
 //! the extension `mcp_servers` and prints the answer.
 
-use abi_stable::std_types::{RResult, RStr};
 use serde_json::{json, Value};
 
 use crate::Host;
@@ -21,16 +20,11 @@ pub fn report(host: &Host) -> Result<Value, String> {
     let tool = registry.get(CLIENT_TOOL).ok_or_else(|| {
         format!("no plugin serving {CLIENT_TOOL} is loaded, so no MCP server can be reached")
     })?;
-    let payload = json!({"settings": host.settings().document()}).to_string();
-    match tool
+    let payload = json!({"settings": host.settings().document()});
+    tool.handler
         .handler
-        .handler
-        .call_extension(RStr::from(METHOD), RStr::from(payload.as_str()))
-    {
-        RResult::ROk(answer) => serde_json::from_str(answer.as_str())
-            .map_err(|e| format!("the MCP client answered something unreadable: {e}")),
-        RResult::RErr(e) => Err(e.message.into_string()),
-    }
+        .request(METHOD, &payload)
+        .map_err(|e| e.message.into_string())
 }
 
 /// The report as text: one line per server, then one per tool.

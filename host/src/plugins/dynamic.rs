@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 
-use abi_stable::std_types::{RResult, RStr};
 use serde_json::Value;
 use tool_api::model::{
     DynamicToolsQuery, ToolSpec, DYNAMIC_TOOLS_CAPABILITY, DYNAMIC_TOOLS_METHOD,
@@ -23,19 +22,15 @@ pub fn find(registry: &Registry, settings: &Value, name: Option<&str>) -> Vec<Re
         name: name.map(str::to_string),
         settings: settings.clone(),
     };
-    let payload = serde_json::to_string(&query).unwrap_or_default();
+    let payload = serde_json::to_value(&query).unwrap_or_default();
     let mut found: BTreeMap<String, RegisteredTool> = BTreeMap::new();
     for handler in registry.dynamic_handlers() {
         if handler.plugin.failure().is_some() {
             continue;
         }
-        let answer = handler.handler.call_extension(
-            RStr::from(DYNAMIC_TOOLS_METHOD),
-            RStr::from(payload.as_str()),
-        );
-        let specs = match answer {
-            RResult::ROk(json) => parse(json.as_str()),
-            RResult::RErr(e) => {
+        let specs = match handler.handler.request(DYNAMIC_TOOLS_METHOD, &payload) {
+            Ok(answer) => parse(answer),
+            Err(e) => {
                 tracing::warn!(
                     target: "toolhost::plugins",
                     "plugin '{}' could not list its {DYNAMIC_TOOLS_CAPABILITY}: {e}",
@@ -64,11 +59,8 @@ pub fn find(registry: &Registry, settings: &Value, name: Option<&str>) -> Vec<Re
 }
 
 /// The specs of an answer `{"tools": [...]}`; a spec that does not parse is skipped.
-fn parse(json: &str) -> Vec<ToolSpec> {
-    let Ok(Value::Object(mut answer)) = serde_json::from_str::<Value>(json) else {
-        return Vec::new();
-    };
-    match answer.remove("tools") {
+fn parse(mut answer: Value) -> Vec<ToolSpec> {
+    match answer.get_mut("tools").map(Value::take) {
         Some(Value::Array(items)) => items
             .into_iter()
             .filter_map(|item| serde_json::from_value(item).ok())

@@ -65,6 +65,24 @@ impl HandlerRef {
         }
     }
 
+    /// Sends the handler extension `method` with a JSON payload and reads its JSON answer.
+    pub fn request(
+        &self,
+        method: &str,
+        payload: &serde_json::Value,
+    ) -> Result<serde_json::Value, ToolError> {
+        let payload = payload.to_string();
+        match self.call_extension(RStr::from(method), RStr::from(payload.as_str())) {
+            RResult::ROk(answer) => serde_json::from_str(answer.as_str()).map_err(|e| {
+                ToolError::new(
+                    ToolErrorKind::INTERNAL,
+                    format!("the answer to '{method}' is not JSON: {e}"),
+                )
+            }),
+            RErr(e) => Err(e),
+        }
+    }
+
     /// See `ToolHandler::call_extension`.
     pub fn call_extension(
         &self,
