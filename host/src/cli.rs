@@ -589,15 +589,29 @@ pub fn check_command_json(workspace: &Workspace, command: &str) -> Value {
     serde_json::to_value(&check).unwrap_or(Value::Null)
 }
 
-/// The JSON `policy check-path` prints.
+/// The JSON `policy check-path` prints: the path as given, where it resolves and really
+/// leads, and what decided (the magic-link refusal, the `.clineignore` rule, the boundary).
 pub fn check_path_json(workspace: &Workspace, path: &str) -> Value {
     let verdict = workspace.verdict(path);
-    let (allowed, reason) = if verdict.ignored {
-        (false, "blocked by .clineignore")
+    let (allowed, reason) = if verdict.refused {
+        (
+            false,
+            "refused: the path goes through a /proc or /dev/fd magic link or a symbolic link loop"
+                .to_string(),
+        )
+    } else if let Some(rule) = &verdict.ignore_rule {
+        (
+            false,
+            format!("blocked by the .clineignore rule '{rule}' (the path as typed, or the file it leads to)"),
+        )
     } else if !verdict.inside_workspace {
-        (false, "outside the workspace: needs approval (reads outside are not auto-approved by default)")
+        (
+            false,
+            "outside the workspace: needs approval (reads outside are not auto-approved by default)"
+                .to_string(),
+        )
     } else {
-        (true, "inside the workspace and not ignored")
+        (true, "inside the workspace and not ignored".to_string())
     };
     json!({
         "path": verdict.path,
@@ -605,6 +619,8 @@ pub fn check_path_json(workspace: &Workspace, path: &str) -> Value {
         "resolved": verdict.resolved,
         "inside_workspace": verdict.inside_workspace,
         "ignored": verdict.ignored,
+        "ignore_rule": verdict.ignore_rule,
+        "refused": verdict.refused,
         "allowed": allowed,
         "reason": reason,
     })

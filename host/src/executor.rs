@@ -368,6 +368,12 @@ impl Host {
             .cloned()
             .zip(verdicts.iter().cloned())
             .collect();
+        if let Some(refused) = verdicts.iter().find(|v| v.refused) {
+            return Err(tool_api::workspace::FsError::Refused {
+                path: refused.path.clone(),
+            }
+            .into());
+        }
         if let Some(blocked) = verdicts.iter().find(|v| v.ignored) {
             return Err(ToolError::new(
                 ToolErrorKind::BLOCKED,

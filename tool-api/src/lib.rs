@@ -7,6 +7,8 @@
 //! - [`sdk`]: what a plugin author uses: the [`sdk::Tool`] trait, [`sdk::Params`], [`sdk::Ctx`],
 //!   and the [`submit_tool!`] / [`export_plugin!`] macros.
 //! - [`texts`]: the model-visible texts shared by host and plugins.
+//! - [`workspace`]: the workspace capability: roots, `.clineignore`, and file access whose
+//!   checks hold for the file really reached (shared by the host's checks and the plugins).
 //!
 //! A minimal plugin:
 //!
@@ -35,6 +37,7 @@ pub mod abi;
 pub mod model;
 pub mod sdk;
 pub mod texts;
+pub mod workspace;
 
 /// The ABI version: this crate's version, recorded in every plugin's manifest and checked by
 /// abi_stable when a plugin loads.

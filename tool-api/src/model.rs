@@ -87,6 +87,9 @@ pub struct WorkspaceRoot {
     pub name: String,
     /// Its absolute path.
     pub path: String,
+    /// Its `.clineignore` rules (with `!include` lines expanded), when it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clineignore: Option<String>,
 }
 
 /// The per-call task context (Cline's TaskConfig, as data). Built by the host for every call.
@@ -219,10 +222,17 @@ pub struct PathVerdict {
     pub resolved: String,
     /// Whether it leads inside a workspace root (a symlink out of the workspace is outside).
     pub inside_workspace: bool,
-    /// Whether `.clineignore` blocks it.
+    /// Whether `.clineignore` blocks it: the path as typed, or the file it leads to.
     pub ignored: bool,
     /// The path for display: relative to cwd when inside it, absolute otherwise.
     pub display: String,
+    /// Whether the path goes through a magic link (`/proc/*/root`, `/dev/fd/*`...) or a
+    /// symbolic link loop: refused outright.
+    #[serde(default)]
+    pub refused: bool,
+    /// The `.clineignore` rule that blocks it, when one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_rule: Option<String>,
 }
 
 /// The plugin capability (in `export_plugin!(capabilities: [...])`) saying that the plugin's

@@ -413,9 +413,11 @@ pub fn check_command(
 ) -> CommandCheck {
     CommandCheck {
         verdict: permissions.check(command),
-        clineignore_path: workspace
-            .ignore()
-            .blocked_command_arg(workspace.cwd(), command),
+        clineignore_path: super::clineignore::blocked_command_arg(
+            workspace.ignore(),
+            workspace.cwd(),
+            command,
+        ),
         configured: permissions.is_configured(),
     }
 }

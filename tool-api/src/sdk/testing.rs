@@ -21,8 +21,8 @@
 //! ```
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RStr, RString};
@@ -32,11 +32,14 @@ use crate::abi::{HostServices, HostServices_TO, ToolError, ToolErrorKind, ToolOu
 use crate::model::{ApprovalDecision, PathVerdict, TaskContext, WorkspaceRoot};
 
 use super::{Call, Ctx, Params, Tool, ToolResult};
+use crate::workspace::Workspace;
 
-/// In-memory host services: every approval is granted, nothing is ignored, UI events are
-/// recorded, nobody answers questions, and settings come from a JSON object.
+/// In-memory host services: every approval is granted, paths get the host's own verdicts
+/// (the workspace boundary and the directory's `.clineignore`), UI events are recorded, nobody
+/// answers questions, and settings come from a JSON object.
 pub struct TestHost {
     cwd: PathBuf,
+    workspace: OnceLock<Option<Workspace>>,
     settings: Value,
     said: Mutex<Vec<(String, String)>>,
     reads: Mutex<HashMap<String, (u64, u32)>>,
@@ -47,6 +50,7 @@ impl TestHost {
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         Self {
             cwd: cwd.into(),
+            workspace: OnceLock::new(),
             settings: Value::Object(Default::default()),
             said: Mutex::default(),
             reads: Mutex::default(),
@@ -66,13 +70,18 @@ impl TestHost {
             _ => Params::default(),
         };
         let cwd = self.cwd.to_string_lossy().into_owned();
+        let workspace_roots = match self.workspace() {
+            Some(workspace) => workspace.roots(),
+            None => vec![WorkspaceRoot {
+                name: "test".to_string(),
+                path: cwd.clone(),
+                clineignore: None,
+            }],
+        };
         let task = TaskContext {
             task_id: "test".to_string(),
-            cwd: cwd.clone(),
-            workspace_roots: vec![WorkspaceRoot {
-                name: "test".to_string(),
-                path: cwd,
-            }],
+            cwd,
+            workspace_roots,
             ..TaskContext::default()
         };
         let call = Call {
@@ -93,13 +102,11 @@ impl TestHost {
             .clone()
     }
 
-    fn absolute(&self, path: &str) -> PathBuf {
-        let path = Path::new(path);
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.cwd.join(path)
-        }
+    /// The workspace of `cwd`, when `cwd` is a directory.
+    fn workspace(&self) -> Option<&Workspace> {
+        self.workspace
+            .get_or_init(|| Workspace::new(&self.cwd).ok())
+            .as_ref()
     }
 }
 
@@ -131,18 +138,21 @@ impl HostServices for TestHost {
     }
 
     fn check_path(&self, path: RStr<'_>) -> RString {
-        let absolute = self.absolute(path.as_str());
-        let inside = absolute.starts_with(&self.cwd);
-        let verdict = PathVerdict {
-            path: path.to_string(),
-            absolute: absolute.to_string_lossy().into_owned(),
-            resolved: absolute.to_string_lossy().into_owned(),
-            inside_workspace: inside,
-            ignored: false,
-            display: absolute
-                .strip_prefix(&self.cwd)
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| absolute.to_string_lossy().into_owned()),
+        let verdict = match self.workspace() {
+            Some(workspace) => workspace.verdict(path.as_str()),
+            None => {
+                let absolute = self.cwd.join(path.as_str()).to_string_lossy().into_owned();
+                PathVerdict {
+                    path: path.to_string(),
+                    absolute: absolute.clone(),
+                    resolved: absolute.clone(),
+                    inside_workspace: false,
+                    ignored: false,
+                    display: absolute,
+                    refused: false,
+                    ignore_rule: None,
+                }
+            }
         };
         RString::from(serde_json::to_string(&verdict).unwrap_or_default())
     }

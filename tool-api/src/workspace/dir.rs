@@ -1,0 +1,469 @@
+//! A directory reached through the workspace capability: its entries, the files and
+//! directories in it, and atomic writes inside it.
+//!
+//! Everything here is relative to the directory's handle, one name at a time: a name is never
+//! resolved through a symbolic link unless the caller asks to follow one ([`Dir::follow`]), and
+//! then only as far as the directory's scope allows.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use rustix::fs::{FileType, OFlags, Stat};
+
+use super::file::OpenedFile;
+use super::{sys, FsError, Location, Workspace};
+use crate::model::PathVerdict;
+
+/// What an entry of a directory is, as the directory says (a symbolic link is a link).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link (see [`Dir::follow`]).
+    Symlink,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// One entry of a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// Its name.
+    pub name: OsString,
+    /// What it is.
+    pub kind: EntryKind,
+}
+
+/// What a symbolic link leads to, within the directory's scope.
+#[derive(Debug)]
+pub enum Followed<'w> {
+    /// A directory, opened.
+    Dir(Dir<'w>),
+    /// A regular file.
+    File,
+    /// Something else (a FIFO, a device...).
+    Other,
+}
+
+/// An open directory and where it really is.
+#[derive(Debug, Clone)]
+pub struct Dir<'w> {
+    workspace: &'w Workspace,
+    fd: Arc<OwnedFd>,
+    location: Location,
+    /// Approved as inside the workspace: nothing reached from it may be outside.
+    inside_only: bool,
+    /// The path the model gave, for messages.
+    label: String,
+}
+
+impl<'w> Dir<'w> {
+    pub(super) fn new(
+        workspace: &'w Workspace,
+        fd: OwnedFd,
+        location: Location,
+        inside_only: bool,
+        label: String,
+    ) -> Self {
+        Self {
+            workspace,
+            fd: Arc::new(fd),
+            location,
+            inside_only,
+            label,
+        }
+    }
+
+    fn child(&self, fd: OwnedFd, location: Location) -> Self {
+        Self {
+            workspace: self.workspace,
+            fd: Arc::new(fd),
+            location,
+            inside_only: self.inside_only,
+            label: self.label.clone(),
+        }
+    }
+
+    /// Where the directory really is.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Whether `.clineignore` blocks `relative` (a path below this directory).
+    pub fn is_ignored(&self, relative: impl AsRef<Path>, is_dir: bool) -> bool {
+        self.workspace
+            .is_ignored(&self.location.join(relative), is_dir)
+    }
+
+    /// The entries, in the order the file system gives them.
+    pub fn entries(&self) -> Result<Vec<DirEntry>, FsError> {
+        let entries = sys::read_entries(self.fd.as_fd()).map_err(FsError::Io)?;
+        Ok(entries
+            .into_iter()
+            .map(|(name, kind)| DirEntry {
+                name,
+                kind: match kind {
+                    FileType::RegularFile => EntryKind::File,
+                    FileType::Directory => EntryKind::Dir,
+                    FileType::Symlink => EntryKind::Symlink,
+                    _ => EntryKind::Other,
+                },
+            })
+            .collect())
+    }
+
+    /// The subdirectory `relative` (one or more names, no symbolic link on the way).
+    pub fn subdir(&self, relative: impl AsRef<Path>) -> Result<Self, FsError> {
+        let relative = relative.as_ref();
+        let fd = sys::open_path(
+            Some(self.fd.as_fd()),
+            relative,
+            OFlags::DIRECTORY,
+            sys::Resolve::BeneathNoLinks,
+        )
+        .map_err(|e| FsError::from_io(e, &self.label))?;
+        Ok(self.child(fd, self.location.join(relative)))
+    }
+
+    /// Follows the symbolic link `name` as far as the scope allows: from a directory approved
+    /// as inside the workspace, a link that leads out is [`FsError::Escaped`]; a dangling one
+    /// is [`FsError::NotFound`].
+    pub fn follow(&self, name: &OsStr) -> Result<Followed<'w>, FsError> {
+        let through = match &self.location {
+            Location::Inside { root, relative } => {
+                let handle = self.workspace.root(*root).handle().map_err(FsError::Io)?;
+                sys::open_path(
+                    Some(handle.fd.as_fd()),
+                    &relative.join(name),
+                    OFlags::empty(),
+                    sys::Resolve::Beneath,
+                )
+            }
+            Location::Outside(_) => Err(io::Error::from_raw_os_error(
+                rustix::io::Errno::XDEV.raw_os_error(),
+            )),
+        };
+        let fd = match through {
+            Err(e) if sys::is_escape(&e) => {
+                // Out of the root (or an absolute link): resolved from `/`, then located.
+                sys::open_path(
+                    Some(self.fd.as_fd()),
+                    Path::new(name),
+                    OFlags::empty(),
+                    sys::Resolve::Anywhere,
+                )
+            }
+            other => other,
+        }
+        .map_err(|e| FsError::from_io(e, &self.label))?;
+        // A link can lead anywhere: the kernel says where it went.
+        let location = self
+            .workspace
+            .locate(&sys::real_path(fd.as_fd()).map_err(FsError::Io)?);
+        let stat = sys::stat(fd.as_fd()).map_err(FsError::Io)?;
+        self.workspace
+            .enforce(&self.label, self.inside_only, &location, &stat)?;
+        Ok(match sys::file_type(&stat) {
+            FileType::Directory => Followed::Dir(self.child(fd, location)),
+            FileType::RegularFile => Followed::File,
+            _ => Followed::Other,
+        })
+    }
+
+    /// Opens the regular file `relative` (below this directory, no symbolic link on the way)
+    /// for reading, after the checks on where it is.
+    pub fn open_file(&self, relative: impl AsRef<Path>) -> Result<OpenedFile, FsError> {
+        let relative = relative.as_ref();
+        let fd = sys::open_read_nofollow(self.fd.as_fd(), relative)
+            .map_err(|e| FsError::from_io(e, &self.label))?;
+        let location = self.location.join(relative);
+        let file = OpenedFile::from_read_handle(fd, location.clone())?;
+        let stat = sys::stat(file.as_fd()).map_err(FsError::Io)?;
+        self.workspace
+            .enforce(&self.label, self.inside_only, &location, &stat)?;
+        Ok(file)
+    }
+
+    /// [`Dir::open_file`], with a missing file as `None`.
+    pub fn open_existing(&self, name: &OsStr) -> Result<Option<OpenedFile>, FsError> {
+        match self.open_file(name) {
+            Ok(file) => Ok(Some(file)),
+            Err(FsError::NotFound) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The entry `name` itself (a symbolic link as a link), or `None` when nothing is there.
+    pub fn entry(&self, name: &OsStr) -> Option<Stat> {
+        sys::stat_entry(self.fd.as_fd(), name).ok()
+    }
+
+    /// Writes `bytes` as `name`, atomically (see [`Workspace::write_file`]).
+    pub fn replace(&self, name: &OsStr, bytes: &[u8]) -> Result<(), FsError> {
+        let mode = match self.entry(name) {
+            None => None,
+            Some(stat) => match sys::file_type(&stat) {
+                FileType::Directory => return Err(FsError::IsADirectory),
+                FileType::RegularFile if stat.st_mode & 0o222 == 0 => {
+                    return Err(FsError::Io(io::Error::new(
+                        io::ErrorKind::PermissionDenied,
+                        "the file is read-only",
+                    )))
+                }
+                FileType::RegularFile => Some(stat.st_mode & 0o7777),
+                _ => None,
+            },
+        };
+        self.stage(name, bytes, mode)?.persist()?;
+        self.sync();
+        Ok(())
+    }
+
+    /// Writes `bytes` to a new hidden temporary file beside `name`, synced, with `mode` (or,
+    /// for a new file, the usual permissions: 0666 less the umask). Dropping the result
+    /// deletes it; [`StagedFile::persist`] renames it over `name`.
+    pub fn stage(
+        &self,
+        name: &OsStr,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> Result<StagedFile, FsError> {
+        let (fd, temp) = self.create_hidden(name, "tmp", 0o666)?;
+        let staged = StagedFile {
+            dir: self.fd.clone(),
+            temp,
+            target: name.to_os_string(),
+            done: false,
+        };
+        let mut file = std::fs::File::from(fd);
+        file.write_all(bytes).map_err(FsError::Io)?;
+        if let Some(mode) = mode {
+            sys::set_mode(file.as_fd(), mode).map_err(FsError::Io)?;
+        }
+        sys::sync(file.as_fd()).map_err(FsError::Io)?;
+        Ok(staged)
+    }
+
+    /// Moves `name` aside to a hidden name beside it; [`Backup::restore`] puts it back, and
+    /// dropping the backup deletes it.
+    pub fn move_aside(&self, name: &OsStr) -> Result<Backup, FsError> {
+        let (_, reserved) = self.create_hidden(name, "bak", 0o600)?;
+        let backup = Backup {
+            dir: self.fd.clone(),
+            backup: reserved,
+            name: name.to_os_string(),
+            done: false,
+        };
+        // Renamed over our own reserved, empty file: the name is ours alone.
+        sys::rename(self.fd.as_fd(), name, &backup.backup).map_err(FsError::Io)?;
+        Ok(backup)
+    }
+
+    /// Removes the file (or link) `name`.
+    pub fn remove_file(&self, name: &OsStr) -> Result<(), FsError> {
+        sys::remove_file(self.fd.as_fd(), name).map_err(|e| FsError::from_io(e, &self.label))
+    }
+
+    /// Makes the changes in this directory durable (best effort).
+    pub fn sync(&self) {
+        sys::sync_dir(self.fd.as_fd());
+    }
+
+    /// A new file with a fresh hidden name derived from `name`: `.<name>.<unique>.<suffix>`.
+    fn create_hidden(
+        &self,
+        name: &OsStr,
+        suffix: &str,
+        mode: u32,
+    ) -> Result<(OwnedFd, OsString), FsError> {
+        let stem: String = name.to_string_lossy().chars().take(64).collect();
+        let mut last = None;
+        for _ in 0..16 {
+            let hidden = OsString::from(format!(".{stem}.{}.{suffix}", unique()));
+            match sys::create_new(self.fd.as_fd(), &hidden, mode) {
+                Ok(fd) => return Ok((fd, hidden)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(FsError::from_io(e, &self.label)),
+            }
+        }
+        Err(FsError::Io(last.unwrap_or_else(|| io::Error::other("no free temporary name"))))
+    }
+}
+
+/// A short name part that no other temporary file of this process had, and that another
+/// process is unlikely to pick (its id and the time go into it).
+fn unique() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{:x}{:x}{count:x}", std::process::id(), nanos)
+}
+
+/// A temporary file written beside its target, not yet in place.
+#[derive(Debug)]
+pub struct StagedFile {
+    dir: Arc<OwnedFd>,
+    temp: OsString,
+    target: OsString,
+    done: bool,
+}
+
+impl StagedFile {
+    /// Renames the temporary file over the target (atomic). On failure it is deleted.
+    pub fn persist(mut self) -> Result<(), FsError> {
+        sys::rename(self.dir.as_fd(), &self.temp, &self.target).map_err(FsError::Io)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for StagedFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = sys::remove_file(self.dir.as_fd(), &self.temp);
+        }
+    }
+}
+
+/// A file moved aside by [`Dir::move_aside`].
+#[derive(Debug)]
+pub struct Backup {
+    dir: Arc<OwnedFd>,
+    backup: OsString,
+    name: OsString,
+    done: bool,
+}
+
+impl Backup {
+    /// Puts the file back under its name.
+    pub fn restore(mut self) -> Result<(), FsError> {
+        sys::rename(self.dir.as_fd(), &self.backup, &self.name).map_err(FsError::Io)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Backup {
+    /// The move is final: the backup goes.
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = sys::remove_file(self.dir.as_fd(), &self.backup);
+        }
+    }
+}
+
+/// The directories made for a write, deepest last; [`CreatedDirs::remove`] removes the ones
+/// that are still empty.
+#[derive(Debug, Default)]
+pub struct CreatedDirs {
+    dirs: Vec<(Arc<OwnedFd>, OsString)>,
+}
+
+impl CreatedDirs {
+    /// Removes the created directories that are (still) empty, deepest first.
+    pub fn remove(self) {
+        for (parent, name) in self.dirs.into_iter().rev() {
+            // Not empty (someone else wrote there) or already gone: leave it.
+            let _ = sys::remove_dir(parent.as_fd(), &name);
+        }
+    }
+
+    /// Adds the directories of another write (for a change of several files).
+    pub fn extend(&mut self, other: CreatedDirs) {
+        self.dirs.extend(other.dirs);
+    }
+
+    /// Whether any directory was made.
+    pub fn is_empty(&self) -> bool {
+        self.dirs.is_empty()
+    }
+}
+
+/// See [`Workspace::parent_dir`].
+pub(super) fn parent_dir<'w>(
+    workspace: &'w Workspace,
+    verdict: &PathVerdict,
+    create: bool,
+) -> Result<(Dir<'w>, OsString, CreatedDirs), FsError> {
+    if verdict.refused {
+        return Err(FsError::Refused {
+            path: verdict.path.clone(),
+        });
+    }
+    if verdict.ignored {
+        return Err(FsError::Ignored {
+            path: verdict.path.clone(),
+        });
+    }
+    let target = Path::new(if verdict.resolved.is_empty() {
+        &verdict.absolute
+    } else {
+        &verdict.resolved
+    });
+    let (Some(name), Some(parent)) = (target.file_name(), target.parent()) else {
+        return Err(FsError::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path has no file name",
+        )));
+    };
+    let mut missing: Vec<OsString> = Vec::new();
+    let mut existing = parent.to_path_buf();
+    let (fd, beneath) = loop {
+        match workspace.open_lexical(&existing, OFlags::DIRECTORY) {
+            Ok(opened) => break opened,
+            Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
+                match (existing.file_name().map(OsString::from), existing.parent()) {
+                    (Some(part), Some(up)) => {
+                        missing.push(part);
+                        existing = up.to_path_buf();
+                    }
+                    _ => return Err(FsError::NotFound),
+                }
+            }
+            Err(e) => return Err(FsError::from_io(e, &verdict.path)),
+        }
+    };
+    let location = workspace.location_of(&fd, beneath, &existing)?;
+    let stat = sys::stat(fd.as_fd()).map_err(FsError::Io)?;
+    workspace.enforce(&verdict.path, verdict.inside_workspace, &location, &stat)?;
+    let mut dir = Dir::new(
+        workspace,
+        fd,
+        location,
+        verdict.inside_workspace,
+        verdict.path.clone(),
+    );
+    let mut created = CreatedDirs::default();
+    for part in missing.iter().rev() {
+        match sys::make_dir(dir.fd.as_fd(), part) {
+            Ok(()) => created.dirs.push((dir.fd.clone(), part.clone())),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                created.remove();
+                return Err(FsError::from_io(e, &verdict.path));
+            }
+        }
+        match dir.subdir(part) {
+            Ok(next) => dir = next,
+            Err(e) => {
+                created.remove();
+                return Err(e);
+            }
+        }
+    }
+    if workspace.is_ignored(&dir.location.join(name), false) {
+        created.remove();
+        return Err(FsError::Ignored {
+            path: verdict.path.clone(),
+        });
+    }
+    Ok((dir, name.to_os_string(), created))
+}

@@ -1,0 +1,158 @@
+//! `.clineignore`: gitignore-syntax rules that keep paths away from the model.
+//!
+//! Semantics follow Cline's: the file lives in the root; `!include FILE` lines pull in another
+//! file's rules; a non-empty file always blocks itself; the root itself is never blocked.
+//! Matching is case-insensitive, as the `ignore` library Cline uses is by default, and is done
+//! by the `ignore` crate's gitignore implementation.
+
+use std::path::{Path, PathBuf};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// The file name of the rules, in a workspace root.
+pub const FILE_NAME: &str = ".clineignore";
+
+/// The parsed `.clineignore` of one root, or nothing when there is none.
+#[derive(Debug, Clone, Default)]
+pub struct ClineIgnore {
+    matcher: Option<Gitignore>,
+    /// The rules with every `!include` expanded, as they are handed to plugins.
+    expanded: Option<String>,
+}
+
+impl ClineIgnore {
+    /// Reads `<root>/.clineignore`. A missing or empty file blocks nothing.
+    pub fn load(root: &Path) -> Self {
+        match std::fs::read_to_string(root.join(FILE_NAME)) {
+            Ok(text) if !text.is_empty() => Self::from_expanded(root, &expand_includes(root, &text)),
+            _ => Self::default(),
+        }
+    }
+
+    /// Builds the rules from a `.clineignore` text (`!include` files are read relative to `root`).
+    pub fn from_text(root: &Path, text: &str) -> Self {
+        if text.is_empty() {
+            return Self::default();
+        }
+        Self::from_expanded(root, &expand_includes(root, text))
+    }
+
+    /// Builds the rules from a text whose `!include` lines were already expanded (what
+    /// [`ClineIgnore::expanded_text`] gives).
+    pub fn from_expanded(root: &Path, expanded: &str) -> Self {
+        let mut builder = GitignoreBuilder::new(root);
+        // Cline's `ignore` library matches without regard to case.
+        let _ = builder.case_insensitive(true);
+        let source = root.join(FILE_NAME);
+        for line in expanded.lines() {
+            // A line the gitignore parser rejects (e.g. a dangling escape) matches nothing,
+            // as in Cline's matcher.
+            let _ = builder.add_line(Some(source.clone()), line);
+        }
+        let _ = builder.add_line(Some(source), FILE_NAME);
+        Self {
+            matcher: builder.build().ok(),
+            expanded: Some(expanded.to_string()),
+        }
+    }
+
+    /// Whether there are rules at all.
+    pub fn is_active(&self) -> bool {
+        self.matcher.is_some()
+    }
+
+    /// The rules with `!include` lines expanded; `None` when there are none.
+    pub fn expanded_text(&self) -> Option<&str> {
+        self.expanded.as_deref()
+    }
+
+    /// The rule that blocks `relative` (a path relative to the root, `/`-separated, without
+    /// `..`), or `None` when it is allowed. The root itself (`""`) is never blocked.
+    pub fn blocking_rule(&self, relative: &Path, is_dir: bool) -> Option<String> {
+        let matcher = self.matcher.as_ref()?;
+        if relative.as_os_str().is_empty() {
+            return None;
+        }
+        match matcher.matched_path_or_any_parents(relative, is_dir) {
+            ignore::Match::Ignore(glob) => Some(glob.original().to_string()),
+            _ => None,
+        }
+    }
+
+    /// Whether `relative` (see [`ClineIgnore::blocking_rule`]) is blocked.
+    pub fn blocks(&self, relative: &Path, is_dir: bool) -> bool {
+        self.blocking_rule(relative, is_dir).is_some()
+    }
+
+    /// Whether `path` as the model typed it (relative to `root`, or absolute) may be accessed.
+    /// A trailing `/` marks a directory; paths outside `root` are not this file's concern.
+    pub fn allows(&self, root: &Path, path: &str) -> bool {
+        if self.matcher.is_none() {
+            return true;
+        }
+        let path = path.replace('\\', "/");
+        let is_dir = path.ends_with('/');
+        let absolute = super::normalize(&root.join(&path));
+        match absolute.strip_prefix(root) {
+            Ok(relative) => !self.blocks(relative, is_dir),
+            Err(_) => true,
+        }
+    }
+}
+
+/// The file's lines with every `!include FILE` line replaced by that file's lines (one level;
+/// missing files are skipped), joined with `\n`. Carriage returns at line ends are dropped.
+fn expand_includes(root: &Path, text: &str) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        match line.trim().strip_prefix("!include ") {
+            Some(file) => {
+                let included: PathBuf = root.join(file.trim());
+                if let Ok(included) = std::fs::read_to_string(included) {
+                    lines.extend(
+                        included
+                            .lines()
+                            .map(|l| l.trim_end_matches('\r').to_string()),
+                    );
+                }
+            }
+            None => lines.push(line.to_string()),
+        }
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching_ignores_case_and_names_the_rule() {
+        let root = Path::new("/work/project");
+        let ignore = ClineIgnore::from_text(root, "secrets/\n.env\n");
+        assert!(!ignore.allows(root, "SECRETS/key.txt"));
+        assert!(!ignore.allows(root, ".ENV"));
+        assert!(ignore.allows(root, "src/main.rs"));
+        assert!(ignore.allows(root, "/elsewhere/.env"));
+        assert_eq!(
+            ignore.blocking_rule(Path::new("Secrets/a/b"), false).as_deref(),
+            Some("secrets/")
+        );
+        assert_eq!(
+            ignore.blocking_rule(Path::new(".clineignore"), false).as_deref(),
+            Some(".clineignore")
+        );
+        assert_eq!(ignore.blocking_rule(Path::new(""), true), None);
+        let again = ClineIgnore::from_expanded(root, ignore.expanded_text().unwrap_or(""));
+        assert!(again.blocks(Path::new(".env"), false));
+    }
+
+    #[test]
+    fn an_empty_file_blocks_nothing() {
+        let root = Path::new("/w");
+        let ignore = ClineIgnore::from_text(root, "");
+        assert!(!ignore.is_active());
+        assert!(ignore.allows(root, ".clineignore"));
+    }
+}
