@@ -1,23 +1,24 @@
-//! Writing a patch's changes all-or-nothing.
+//! Writing a patch's changes all-or-nothing, through the workspace capability.
 //!
 //! 1. Stage: every new content goes to a temporary file in its target's directory (missing
 //!    directories are created and remembered). A failure here deletes the temporary files and
 //!    the new directories: nothing visible changed.
 //! 2. Install, in order: each temporary file is renamed over its target (atomic per file); each
-//!    deleted file is renamed to a hidden backup name beside it. On a failure, everything already
-//!    installed is undone in reverse order: replaced files get their original bytes and
-//!    permissions back (written the same atomic way), new files are removed, backups are renamed
+//!    deleted file is moved aside to a hidden backup name beside it. On a failure, everything
+//!    already installed is undone in reverse order: replaced files get their original bytes and
+//!    permissions back (written the same atomic way), new files are removed, backups are moved
 //!    back, and the new directories are removed.
 //! 3. Finish: the backups are deleted.
+//!
+//! Every step happens inside the handle of the directory that was checked for it, so a
+//! directory swapped for a link between the checks and the writes cannot redirect a write.
 
-use std::ffi::OsStr;
-use std::fs::{self, Permissions};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::fs::Permissions;
+use std::os::unix::fs::PermissionsExt;
 
-use tool_api::sdk::files::{create_missing_dirs, remove_empty_dirs, sync_dir};
-
-use tempfile::{NamedTempFile, TempPath};
+use tool_api::model::PathVerdict;
+use tool_api::workspace::{Backup, CreatedDirs, Dir, FsError, StagedFile, Workspace};
 
 /// The content a replaced file had, to put back if the patch fails half-way.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,25 +30,27 @@ pub struct Original {
 }
 
 /// One change to the file system.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Op {
-    /// Write `bytes` to `target`: a new file (`replaces` is `None`) or a replacement.
+    /// Write `bytes` to the file `target` names (symbolic links followed): a new file
+    /// (`replaces` is `None`) or a replacement.
     Write {
         /// The path as the patch names it, for messages.
         label: String,
         /// Where to write.
-        target: PathBuf,
+        target: PathVerdict,
         /// The new content.
         bytes: Vec<u8>,
         /// The file being replaced.
         replaces: Option<Original>,
     },
-    /// Delete `target`.
+    /// Delete the entry `target` names itself (a symbolic link as the link: see
+    /// [`crate::files::entry_verdict`]).
     Remove {
         /// The path as the patch names it, for messages.
         label: String,
         /// The file (or symlink) to delete.
-        target: PathBuf,
+        target: PathVerdict,
     },
 }
 
@@ -59,23 +62,45 @@ impl Op {
     }
 }
 
+/// A staged write: its directory, its name there, and the temporary file.
+struct Staged<'w> {
+    dir: Dir<'w>,
+    name: OsString,
+    temp: Option<StagedFile>,
+}
+
+/// What was installed, to undo it.
+enum Installed<'a, 'w> {
+    Wrote {
+        label: &'a str,
+        dir: Dir<'w>,
+        name: OsString,
+        replaces: Option<&'a Original>,
+    },
+    Removed {
+        label: &'a str,
+        dir: Dir<'w>,
+        backup: Backup,
+    },
+}
+
 /// Carries out `ops` completely or not at all. The error is a message for the model.
-pub fn commit(ops: &[Op]) -> Result<(), String> {
-    let mut created_dirs = Vec::new();
-    let staged = match stage(ops, &mut created_dirs) {
+pub fn commit(workspace: &Workspace, ops: &[Op]) -> Result<(), String> {
+    let mut created_dirs = CreatedDirs::default();
+    let staged = match stage(workspace, ops, &mut created_dirs) {
         Ok(staged) => staged,
         Err((label, error)) => {
-            remove_empty_dirs(&created_dirs);
+            created_dirs.remove();
             return Err(format!(
                 "Could not write {label}: {error}. No file was changed."
             ));
         }
     };
     let mut installed = Vec::new();
-    for (op, temp) in ops.iter().zip(staged) {
-        if let Err(error) = install(op, temp, &mut installed) {
+    for (op, staged) in ops.iter().zip(staged) {
+        if let Err(error) = install(op, staged, &mut installed) {
             let unrestored = roll_back(installed);
-            remove_empty_dirs(&created_dirs);
+            created_dirs.remove();
             let label = op.label();
             return Err(if unrestored.is_empty() {
                 format!("Could not change {label}: {error}. No file was changed.")
@@ -88,56 +113,20 @@ pub fn commit(ops: &[Op]) -> Result<(), String> {
         }
     }
     // Dropping the backups deletes them: the removals are now final.
-    let dirs: Vec<PathBuf> = ops
-        .iter()
-        .filter_map(|op| parent_of(op_target(op)))
-        .collect();
-    drop(installed);
-    for dir in dirs {
-        sync_dir(&dir);
+    for change in installed {
+        match change {
+            Installed::Wrote { dir, .. } | Installed::Removed { dir, .. } => dir.sync(),
+        }
     }
     Ok(())
 }
 
-/// What was installed, to undo it.
-enum Installed<'a> {
-    Wrote {
-        label: &'a str,
-        target: &'a Path,
-        replaces: Option<&'a Original>,
-    },
-    Removed {
-        label: &'a str,
-        target: &'a Path,
-        backup: TempPath,
-    },
-}
-
-fn op_target(op: &Op) -> &Path {
-    match op {
-        Op::Write { target, .. } | Op::Remove { target, .. } => target,
-    }
-}
-
-fn parent_of(path: &Path) -> Option<PathBuf> {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => Some(parent.to_path_buf()),
-        _ => None,
-    }
-}
-
-fn dir_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    }
-}
-
-/// Writes the temporary file of every write (`None` for removals).
-fn stage<'a>(
+/// Opens the directory of every change and writes the temporary file of every write.
+fn stage<'a, 'w>(
+    workspace: &'w Workspace,
     ops: &'a [Op],
-    created_dirs: &mut Vec<PathBuf>,
-) -> Result<Vec<Option<NamedTempFile>>, (&'a str, io::Error)> {
+    created_dirs: &mut CreatedDirs,
+) -> Result<Vec<Staged<'w>>, (&'a str, FsError)> {
     let mut staged = Vec::with_capacity(ops.len());
     for op in ops {
         match op {
@@ -147,149 +136,102 @@ fn stage<'a>(
                 bytes,
                 replaces,
             } => {
-                let dir = dir_of(target);
-                created_dirs.extend(create_missing_dirs(dir).map_err(|e| (label.as_str(), e))?);
-                let temp = temp_file(
+                let (dir, name, created) = workspace
+                    .parent_dir(target, true)
+                    .map_err(|e| (label.as_str(), e))?;
+                created_dirs.extend(created);
+                let mode = replaces.as_ref().map(|o| o.permissions.mode() & 0o7777);
+                let temp = dir
+                    .stage(&name, bytes, mode)
+                    .map_err(|e| (label.as_str(), e))?;
+                staged.push(Staged {
                     dir,
-                    target,
-                    bytes,
-                    replaces.as_ref().map(|o| &o.permissions),
-                )
-                .map_err(|e| (label.as_str(), e))?;
-                staged.push(Some(temp));
+                    name,
+                    temp: Some(temp),
+                });
             }
-            Op::Remove { .. } => staged.push(None),
+            Op::Remove { label, target } => {
+                let (dir, name, _) = workspace
+                    .parent_dir(target, false)
+                    .map_err(|e| (label.as_str(), e))?;
+                staged.push(Staged {
+                    dir,
+                    name,
+                    temp: None,
+                });
+            }
         }
     }
     Ok(staged)
 }
 
-fn install<'a>(
+fn install<'a, 'w>(
     op: &'a Op,
-    temp: Option<NamedTempFile>,
-    installed: &mut Vec<Installed<'a>>,
-) -> io::Result<()> {
+    staged: Staged<'w>,
+    installed: &mut Vec<Installed<'a, 'w>>,
+) -> Result<(), FsError> {
+    let Staged { dir, name, temp } = staged;
     match (op, temp) {
         (
             Op::Write {
-                label,
-                target,
-                replaces,
-                ..
+                label, replaces, ..
             },
             Some(temp),
         ) => {
-            // On failure the temporary file comes back inside the error and is deleted with it.
-            temp.persist(target).map_err(|e| e.error)?;
+            // On failure the temporary file is deleted with it.
+            temp.persist()?;
             installed.push(Installed::Wrote {
                 label,
-                target,
+                dir,
+                name,
                 replaces: replaces.as_ref(),
             });
         }
-        (Op::Remove { label, target }, _) => {
-            let backup = reserve_backup(target)?;
-            // Renaming over our own reserved, empty file: the name is ours alone.
-            fs::rename(target, &backup)?;
-            installed.push(Installed::Removed {
-                label,
-                target,
-                backup,
-            });
+        (Op::Remove { label, .. }, _) => {
+            let backup = dir.move_aside(&name)?;
+            installed.push(Installed::Removed { label, dir, backup });
         }
         (Op::Write { .. }, None) => {
-            return Err(io::Error::other("the new content was not staged"));
+            return Err(FsError::Io(std::io::Error::other(
+                "the new content was not staged",
+            )));
         }
     }
     Ok(())
 }
 
 /// Undoes installed changes, last first; returns the labels it could not restore.
-fn roll_back(installed: Vec<Installed<'_>>) -> Vec<String> {
+fn roll_back(installed: Vec<Installed<'_, '_>>) -> Vec<String> {
     let mut failed = Vec::new();
     for change in installed.into_iter().rev() {
         let (label, result) = match change {
             Installed::Wrote {
                 label,
-                target,
+                dir,
+                name,
                 replaces: Some(original),
             } => (
                 label,
-                temp_file(
-                    dir_of(target),
-                    target,
+                dir.stage(
+                    &name,
                     &original.bytes,
-                    Some(&original.permissions),
+                    Some(original.permissions.mode() & 0o7777),
                 )
-                .and_then(|temp| temp.persist(target).map(drop).map_err(|e| e.error)),
+                .and_then(StagedFile::persist),
             ),
             Installed::Wrote {
                 label,
-                target,
+                dir,
+                name,
                 replaces: None,
-            } => (label, fs::remove_file(target)),
-            Installed::Removed {
-                label,
-                target,
-                backup,
-            } => {
-                let result = fs::rename(&backup, target);
-                if result.is_ok() {
-                    // The backup name is gone; do not let the drop delete anything.
-                    let _ = backup.keep();
-                }
-                (label, result)
-            }
+            } => (label, dir.remove_file(&name)),
+            Installed::Removed { label, backup, .. } => (label, backup.restore()),
         };
         if result.is_err() {
             failed.push(label.to_string());
         }
     }
     failed
-}
-
-/// A temporary file beside `target` holding `bytes`, synced, with `permissions` (or, for a new
-/// file, the usual permissions of new files: 0666 less the umask).
-fn temp_file(
-    dir: &Path,
-    target: &Path,
-    bytes: &[u8],
-    permissions: Option<&Permissions>,
-) -> io::Result<NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    let prefix = hidden_prefix(target);
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    if permissions.is_none() {
-        use std::os::unix::fs::PermissionsExt;
-        // tempfile's default is 0600; a new file should get what any other new file gets.
-        builder.permissions(Permissions::from_mode(0o666));
-    }
-    // Dropping `temp` on any error below deletes the temporary file.
-    let mut temp = builder.tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    if let Some(permissions) = permissions {
-        fs::set_permissions(temp.path(), permissions.clone())?;
-    }
-    temp.as_file().sync_all()?;
-    Ok(temp)
-}
-
-/// An empty file with a fresh hidden name beside `target`, deleted when dropped.
-fn reserve_backup(target: &Path) -> io::Result<TempPath> {
-    let prefix = hidden_prefix(target);
-    let reserved = tempfile::Builder::new()
-        .prefix(&prefix)
-        .suffix(".bak")
-        .tempfile_in(dir_of(target))?;
-    Ok(reserved.into_temp_path())
-}
-
-/// `.<name>.`: a hidden name derived from the target's, short enough for name-length limits.
-fn hidden_prefix(target: &Path) -> String {
-    let name = target.file_name().unwrap_or(OsStr::new("file"));
-    let stem: String = name.to_string_lossy().chars().take(64).collect();
-    format!(".{stem}.")
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use std::fs;
+use std::path::Path;
 
 /// Every entry under `root` (relative, sorted), with file contents; directories end in `/`.
 fn tree(root: &Path) -> Vec<(String, String)> {
@@ -43,19 +45,23 @@ fn original(path: &Path) -> Option<Original> {
     })
 }
 
-fn write(target: PathBuf, text: &str, replaces: Option<Original>) -> Op {
+fn label(relative: &str) -> String {
+    relative.rsplit('/').next().unwrap_or(relative).to_string()
+}
+
+fn write(ws: &Workspace, relative: &str, text: &str, replaces: Option<Original>) -> Op {
     Op::Write {
-        label: target.file_name().unwrap().to_string_lossy().into_owned(),
-        target,
+        label: label(relative),
+        target: ws.verdict(relative),
         bytes: text.as_bytes().to_vec(),
         replaces,
     }
 }
 
-fn remove(target: PathBuf) -> Op {
+fn remove(ws: &Workspace, relative: &str) -> Op {
     Op::Remove {
-        label: target.file_name().unwrap().to_string_lossy().into_owned(),
-        target,
+        label: label(relative),
+        target: crate::files::entry_verdict(ws, &ws.verdict(relative)),
     }
 }
 
@@ -63,14 +69,15 @@ fn remove(target: PathBuf) -> Op {
 fn every_change_is_made() {
     let root = tempfile::tempdir().unwrap();
     let r = root.path();
+    let ws = Workspace::new(r).unwrap();
     fs::write(r.join("a"), "old a").unwrap();
     fs::write(r.join("b"), "old b").unwrap();
     let ops = [
-        write(r.join("a"), "new a", original(&r.join("a"))),
-        remove(r.join("b")),
-        write(r.join("new/dir/c"), "c", None),
+        write(&ws, "a", "new a", original(&r.join("a"))),
+        remove(&ws, "b"),
+        write(&ws, "new/dir/c", "c", None),
     ];
-    assert_eq!(commit(&ops), Ok(()));
+    assert_eq!(commit(&ws, &ops), Ok(()));
     assert_eq!(
         tree(r),
         entries(&[
@@ -86,15 +93,16 @@ fn every_change_is_made() {
 fn a_failure_while_staging_changes_nothing() {
     let root = tempfile::tempdir().unwrap();
     let r = root.path();
+    let ws = Workspace::new(r).unwrap();
     fs::write(r.join("a"), "old a").unwrap();
     fs::write(r.join("blocker"), "").unwrap();
     let ops = [
-        write(r.join("a"), "new a", original(&r.join("a"))),
-        write(r.join("fresh/x"), "x", None),
+        write(&ws, "a", "new a", original(&r.join("a"))),
+        write(&ws, "fresh/x", "x", None),
         // A file stands where a directory would have to be.
-        write(r.join("blocker/sub/y"), "y", None),
+        write(&ws, "blocker/sub/y", "y", None),
     ];
-    let error = commit(&ops).unwrap_err();
+    let error = commit(&ws, &ops).unwrap_err();
     assert!(
         error.starts_with("Could not write y: ") && error.ends_with(". No file was changed."),
         "{error}"
@@ -106,6 +114,7 @@ fn a_failure_while_staging_changes_nothing() {
 fn a_failure_while_installing_undoes_what_was_done() {
     let root = tempfile::tempdir().unwrap();
     let r = root.path();
+    let ws = Workspace::new(r).unwrap();
     fs::write(r.join("a"), "old a").unwrap();
     fs::write(r.join("b"), "old b").unwrap();
     fs::create_dir(r.join("keep")).unwrap();
@@ -116,14 +125,14 @@ fn a_failure_while_installing_undoes_what_was_done() {
         std::os::unix::fs::symlink("b", r.join("link")).unwrap();
     }
     let ops = [
-        write(r.join("a"), "new a", original(&r.join("a"))),
-        remove(r.join("b")),
-        remove(r.join("link")),
-        write(r.join("new/c"), "c", None),
+        write(&ws, "a", "new a", original(&r.join("a"))),
+        remove(&ws, "b"),
+        remove(&ws, "link"),
+        write(&ws, "new/c", "c", None),
         // Gone before its turn: the rename fails after everything else was installed.
-        remove(r.join("missing")),
+        remove(&ws, "missing"),
     ];
-    let error = commit(&ops).unwrap_err();
+    let error = commit(&ws, &ops).unwrap_err();
     assert!(
         error.starts_with("Could not change missing: ")
             && error.ends_with(". No file was changed."),
@@ -150,6 +159,7 @@ fn a_failure_while_installing_undoes_what_was_done() {
 fn replaced_files_keep_their_permissions_and_new_ones_get_the_usual() {
     let root = tempfile::tempdir().unwrap();
     let r = root.path();
+    let ws = Workspace::new(r).unwrap();
     fs::write(r.join("script"), "old").unwrap();
     fs::write(r.join("reference"), "").unwrap();
     #[cfg(unix)]
@@ -158,10 +168,10 @@ fn replaced_files_keep_their_permissions_and_new_ones_get_the_usual() {
         fs::set_permissions(r.join("script"), Permissions::from_mode(0o751)).unwrap();
     }
     let ops = [
-        write(r.join("script"), "new", original(&r.join("script"))),
-        write(r.join("created"), "x", None),
+        write(&ws, "script", "new", original(&r.join("script"))),
+        write(&ws, "created", "x", None),
     ];
-    assert_eq!(commit(&ops), Ok(()));
+    assert_eq!(commit(&ws, &ops), Ok(()));
     let mode = |name: &str| fs::metadata(r.join(name)).unwrap().permissions();
     #[cfg(unix)]
     {

@@ -1,12 +1,16 @@
-//! Reading the files a patch updates or deletes.
+//! Reading the files a patch updates or deletes, through the workspace capability.
 
-use std::fs::{self, Permissions};
-use std::io::ErrorKind;
+use std::fs::Permissions;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use tool_api::model::PathVerdict;
+use tool_api::workspace::{FsError, Workspace};
 
-use crate::PatchError;
+use crate::{Failure, PatchError};
+
+/// The largest file a patch reads.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// A file the patch updates or deletes, as it was before.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,20 +36,36 @@ pub fn real_target(verdict: &PathVerdict) -> PathBuf {
     }
 }
 
-/// Reads the file at `verdict` (`path` is the patch's spelling, for messages).
-pub fn load(path: &str, verdict: PathVerdict) -> Result<Loaded, PatchError> {
-    let source = real_target(&verdict);
-    let metadata = match fs::metadata(&source) {
-        Ok(metadata) => metadata,
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            return Err(PatchError::new(format!("File not found: {path}")));
-        }
-        Err(e) => return Err(cannot_read(path, &e.to_string())),
+/// The verdict on the entry a path names itself (a symbolic link as the link, not what it
+/// leads to): the real path of its directory and its own name. Deleting a link deletes that.
+pub fn entry_verdict(workspace: &Workspace, verdict: &PathVerdict) -> PathVerdict {
+    let absolute = Path::new(&verdict.absolute);
+    let (Some(parent), Some(name)) = (absolute.parent(), absolute.file_name()) else {
+        return verdict.clone();
     };
-    if metadata.is_dir() {
-        return Err(cannot_read(path, "it is a directory"));
+    let parent = workspace.verdict(&parent.to_string_lossy());
+    PathVerdict {
+        resolved: Path::new(&parent.resolved)
+            .join(name)
+            .to_string_lossy()
+            .into_owned(),
+        ..verdict.clone()
     }
-    let bytes = fs::read(&source).map_err(|e| cannot_read(path, &e.to_string()))?;
+}
+
+/// Reads the file at `verdict` (`path` is the patch's spelling, for messages).
+pub fn load(workspace: &Workspace, path: &str, verdict: PathVerdict) -> Result<Loaded, Failure> {
+    let mut file = match workspace.open_file(&verdict) {
+        Ok(file) => file,
+        Err(FsError::NotFound) => {
+            return Err(PatchError::new(format!("File not found: {path}")).into());
+        }
+        Err(e) if e.is_blocked() => return Err(Failure::Host(e.into())),
+        Err(e) => return Err(cannot_read(path, &e.to_string()).into()),
+    };
+    let bytes = file
+        .read_all(MAX_FILE_BYTES)
+        .map_err(|e| cannot_read(path, &e.to_string()))?;
     let (text, is_utf8) = match std::str::from_utf8(&bytes) {
         Ok(text) => (text.replace("\r\n", "\n"), true),
         Err(_) => (String::from_utf8_lossy(&bytes).replace("\r\n", "\n"), false),
@@ -55,13 +75,17 @@ pub fn load(path: &str, verdict: PathVerdict) -> Result<Loaded, PatchError> {
         bytes,
         text,
         is_utf8,
-        permissions: metadata.permissions(),
+        permissions: Permissions::from_mode(file.mode()),
     })
 }
 
-/// Whether anything (a file, a directory, a symlink even if dangling) is at `path`.
-pub fn occupied(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok()
+/// Whether anything (a file, a directory, a symlink even if dangling) is at the path itself.
+pub fn occupied(workspace: &Workspace, verdict: &PathVerdict) -> bool {
+    let entry = entry_verdict(workspace, verdict);
+    match workspace.parent_dir(&entry, false) {
+        Ok((dir, name, _)) => dir.entry(&name).is_some(),
+        Err(_) => false,
+    }
 }
 
 fn cannot_read(path: &str, reason: &str) -> PatchError {
@@ -73,24 +97,23 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use std::fs;
 
-    fn verdict(path: &Path) -> PathVerdict {
-        PathVerdict {
-            path: path.to_string_lossy().into_owned(),
-            absolute: path.to_string_lossy().into_owned(),
-            resolved: path.to_string_lossy().into_owned(),
-            inside_workspace: true,
-            ignored: false,
-            display: "f".to_string(),
-        }
+    fn load_at(root: &Path, path: &str) -> Result<Loaded, String> {
+        let workspace = Workspace::new(root).unwrap();
+        let verdict = workspace.verdict(path);
+        load(&workspace, path, verdict).map_err(|failure| match failure {
+            Failure::Patch(e) => e.0,
+            Failure::Blocked(p) => format!("blocked: {p}"),
+            Failure::Host(e) => format!("host: {}", e.message),
+        })
     }
 
     #[test]
     fn files_are_read_with_crlf_normalised() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        fs::write(&file, "a\r\nb\r\n").unwrap();
-        let loaded = load("f", verdict(&file)).unwrap();
+        fs::write(dir.path().join("f"), "a\r\nb\r\n").unwrap();
+        let loaded = load_at(dir.path(), "f").unwrap();
         assert_eq!(
             (
                 loaded.bytes.as_slice(),
@@ -104,14 +127,13 @@ mod tests {
     #[test]
     fn missing_files_and_directories_are_errors() {
         let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
         assert_eq!(
-            load("nope", verdict(&dir.path().join("nope")))
-                .unwrap_err()
-                .0,
+            load_at(dir.path(), "nope").unwrap_err(),
             "File not found: nope"
         );
         assert_eq!(
-            load("d", verdict(dir.path())).unwrap_err().0,
+            load_at(dir.path(), "d").unwrap_err(),
             "Cannot read d: it is a directory."
         );
     }
@@ -119,9 +141,8 @@ mod tests {
     #[test]
     fn non_utf8_files_are_marked() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        fs::write(&file, b"caf\xe9").unwrap();
-        let loaded = load("f", verdict(&file)).unwrap();
+        fs::write(dir.path().join("f"), b"caf\xe9").unwrap();
+        let loaded = load_at(dir.path(), "f").unwrap();
         assert_eq!(
             (loaded.text.as_str(), loaded.is_utf8),
             ("caf\u{FFFD}", false)

@@ -30,7 +30,7 @@ pub mod preprocess;
 pub mod report;
 mod texts;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
 use tool_api::sdk::prelude::*;
@@ -107,8 +107,26 @@ impl Tool for ApplyPatch {
 }
 
 /// Runs one patch against the workspace behind `ctx`.
+///
+/// Every path the patch names is checked (boundary, `.clineignore`) first, and each one outside
+/// the workspace is approved, before any file is read: a result never tells anything about a
+/// file the call may not read. Files inside are approved as in Cline, after planning, with the
+/// lines the hunks start at.
 fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
     let lines = preprocess::patch_lines(input).map_err(Failure::from)?;
+    let mut approved_outside = HashSet::new();
+    for (path, tool) in preprocess::patch_paths(input) {
+        let verdict = checked_verdict(&path, ctx)?;
+        if !verdict.inside_workspace && approved_outside.insert(verdict.resolved.clone()) {
+            let file = Touched {
+                path: path.clone(),
+                verdict,
+                tool,
+                start_line_numbers: Vec::new(),
+            };
+            approve(ctx, &file, ui_message(&file, input))?;
+        }
+    }
     let loaded = load_files(input, ctx)?;
     let texts: HashMap<String, String> = loaded
         .iter()
@@ -117,7 +135,7 @@ fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
     let cancelled = || ctx.is_cancelled();
     let parsed = parser::parse(&lines, &texts, &cancelled).map_err(Failure::from)?;
     let check = |path: &str| checked_verdict(path, ctx);
-    let plan = plan::plan(&parsed, &loaded, &check)?;
+    let plan = plan::plan(&parsed, &loaded, ctx.workspace(), &check)?;
 
     let messages: Vec<String> = plan
         .touched
@@ -125,17 +143,8 @@ fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
         .map(|file| ui_message(file, input))
         .collect();
     for (file, message) in plan.touched.iter().zip(&messages) {
-        let decision = ctx.request_approval(&ApprovalRequest {
-            tool: "apply_patch".to_string(),
-            category: ApprovalCategory::Edit,
-            path: Some(file.path.clone()),
-            message: message.clone(),
-        })?;
-        if !decision.approved {
-            return Err(ToolError::new(
-                ToolErrorKind::DENIED,
-                texts::denied(decision.feedback.as_deref()),
-            ));
+        if !approved_outside.contains(&file.verdict.resolved) {
+            approve(ctx, file, message.clone())?;
         }
     }
     for message in &messages {
@@ -144,7 +153,8 @@ fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
     if ctx.is_cancelled() {
         return Err(ToolError::new(ToolErrorKind::CANCELLED, texts::CANCELLED));
     }
-    commit::commit(&plan.ops).map_err(|message| Failure::from(PatchError(message)))?;
+    commit::commit(ctx.workspace(), &plan.ops)
+        .map_err(|message| Failure::from(PatchError(message)))?;
 
     // The files changed: a later read_file must not answer "already read".
     for file in &plan.touched {
@@ -167,15 +177,42 @@ fn load_files(input: &str, ctx: &Ctx<'_>) -> Result<HashMap<String, Loaded>, Fai
             continue;
         }
         let verdict = checked_verdict(&path, ctx)?;
-        let file = files::load(&path, verdict)?;
+        let file = files::load(ctx.workspace(), &path, verdict)?;
         loaded.insert(path, file);
     }
     Ok(loaded)
 }
 
-/// The host's verdict on a path the patch touches; a `.clineignore`d one is refused.
+/// Asks for the approval to change one file; a denial ends the patch.
+fn approve(ctx: &Ctx<'_>, file: &Touched, message: String) -> Result<(), ToolError> {
+    let decision = ctx.request_approval(&ApprovalRequest {
+        tool: "apply_patch".to_string(),
+        category: ApprovalCategory::Edit,
+        path: Some(file.path.clone()),
+        message,
+    })?;
+    if decision.approved {
+        Ok(())
+    } else {
+        Err(ToolError::new(
+            ToolErrorKind::DENIED,
+            texts::denied(decision.feedback.as_deref()),
+        ))
+    }
+}
+
+/// The host's verdict on a path the patch touches; a `.clineignore`d one (or one through a
+/// magic link) is refused.
 fn checked_verdict(path: &str, ctx: &Ctx<'_>) -> Result<PathVerdict, Failure> {
     let verdict = ctx.check_path(path).map_err(Failure::Host)?;
+    if verdict.refused {
+        return Err(Failure::Host(
+            FsError::Refused {
+                path: path.to_string(),
+            }
+            .into(),
+        ));
+    }
     if verdict.ignored {
         ctx.say("clineignore_error", path);
         return Err(Failure::Blocked(path.to_string()));

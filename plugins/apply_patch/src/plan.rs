@@ -16,10 +16,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use tool_api::model::PathVerdict;
+use tool_api::workspace::Workspace;
 
 use crate::apply::apply_chunks;
 use crate::commit::{Op, Original};
-use crate::files::{occupied, real_target, Loaded};
+use crate::files::{entry_verdict, occupied, real_target, Loaded};
 use crate::js;
 use crate::parser::{Action, Parsed};
 use crate::{Failure, PatchError};
@@ -60,10 +61,11 @@ pub struct Plan {
 /// Asks the host about a path that the patch creates; fails when `.clineignore` blocks it.
 pub type CheckPath<'a> = dyn Fn(&str) -> Result<PathVerdict, Failure> + 'a;
 
-/// Plans the parsed actions against the loaded files.
+/// Plans the parsed actions against the loaded files of `workspace`.
 pub fn plan(
     parsed: &Parsed,
     loaded: &HashMap<String, Loaded>,
+    workspace: &Workspace,
     check: &CheckPath<'_>,
 ) -> Result<Plan, Failure> {
     let keys: Vec<&str> = parsed.actions.iter().map(|(p, _)| p.as_str()).collect();
@@ -87,6 +89,7 @@ pub fn plan(
     }
 
     let mut planner = Planner {
+        workspace,
         plan: Plan {
             ops: Vec::new(),
             touched: Vec::new(),
@@ -117,13 +120,14 @@ fn known<'a>(loaded: &'a HashMap<String, Loaded>, path: &str) -> Result<&'a Load
         .ok_or_else(|| PatchError::new(format!("File not found: {path}")).into())
 }
 
-struct Planner {
+struct Planner<'w> {
+    workspace: &'w Workspace,
     plan: Plan,
     /// The real paths already written or removed, with the action that did it.
     claimed: Vec<PathBuf>,
 }
 
-impl Planner {
+impl Planner<'_> {
     /// Reserves a real path for one action; a second action on it is an error.
     fn claim(&mut self, real: PathBuf, operation: &str, path: &str) -> Result<(), Failure> {
         if self.claimed.contains(&real) {
@@ -135,16 +139,15 @@ impl Planner {
 
     fn add(&mut self, path: &str, content: &str, check: &CheckPath<'_>) -> Result<(), Failure> {
         let verdict = check(path)?;
-        if occupied(&PathBuf::from(&verdict.absolute)) {
+        if occupied(self.workspace, &verdict) {
             return Err(
                 PatchError::new(format!("Add File Error: File already exists: {path}")).into(),
             );
         }
-        let target = real_target(&verdict);
-        self.claim(target.clone(), "add", path)?;
+        self.claim(real_target(&verdict), "add", path)?;
         self.plan.ops.push(Op::Write {
             label: path.to_string(),
-            target,
+            target: verdict.clone(),
             bytes: content.as_bytes().to_vec(),
             replaces: None,
         });
@@ -160,7 +163,7 @@ impl Planner {
         self.plan.ops.push(Op::Remove {
             label: path.to_string(),
             // The path itself: deleting a symlink deletes the link, not what it points to.
-            target: PathBuf::from(&file.verdict.absolute),
+            target: entry_verdict(self.workspace, &file.verdict),
         });
         self.touch(path, file.verdict.clone(), "fileDeleted", Vec::new());
         self.plan.results.push((path.to_string(), Entry::Deleted));
@@ -202,10 +205,10 @@ impl Planner {
                 ))
                 .into());
             }
-            self.claim(source.clone(), "update", path)?;
+            self.claim(source, "update", path)?;
             self.plan.ops.push(Op::Write {
                 label: path.to_string(),
-                target: source,
+                target: file.verdict.clone(),
                 bytes: new_content.as_bytes().to_vec(),
                 replaces: Some(Original {
                     bytes: file.bytes.clone(),
@@ -218,23 +221,22 @@ impl Planner {
                 .push((path.to_string(), Entry::Saved(new_content)));
             return Ok(());
         };
-        if occupied(&PathBuf::from(&dest_verdict.absolute)) {
+        if occupied(self.workspace, &dest_verdict) {
             return Err(
                 PatchError::new(format!("Move File Error: File already exists: {dest}")).into(),
             );
         }
-        let target = real_target(&dest_verdict);
         self.claim(source, "update", path)?;
-        self.claim(target.clone(), "move", dest)?;
+        self.claim(real_target(&dest_verdict), "move", dest)?;
         self.plan.ops.push(Op::Write {
             label: dest.to_string(),
-            target,
+            target: dest_verdict.clone(),
             bytes: new_content.as_bytes().to_vec(),
             replaces: None,
         });
         self.plan.ops.push(Op::Remove {
             label: path.to_string(),
-            target: PathBuf::from(&file.verdict.absolute),
+            target: entry_verdict(self.workspace, &file.verdict),
         });
         self.touch(dest, dest_verdict, "newFileCreated", starts);
         self.touch(path, file.verdict.clone(), "fileDeleted", Vec::new());

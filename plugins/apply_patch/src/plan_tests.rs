@@ -7,21 +7,27 @@ use super::*;
 use crate::files::load;
 use crate::parser::parse;
 use crate::preprocess::{files_to_load, patch_lines};
+use std::fs::Permissions;
+use std::os::unix::fs::PermissionsExt;
+use tool_api::workspace::Workspace;
 
 /// A workspace in a temporary directory; `secret/` is `.clineignore`d.
 struct Ws {
     dir: tempfile::TempDir,
+    workspace: Workspace,
 }
 
 impl Ws {
     fn new(files: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".clineignore"), "secret/\n").unwrap();
         for (path, text) in files {
             let target = dir.path().join(path);
             fs::create_dir_all(target.parent().unwrap()).unwrap();
             fs::write(target, text).unwrap();
         }
-        Self { dir }
+        let workspace = Workspace::new(dir.path()).unwrap();
+        Self { dir, workspace }
     }
 
     fn root(&self) -> &Path {
@@ -29,16 +35,7 @@ impl Ws {
     }
 
     fn verdict(&self, path: &str) -> PathVerdict {
-        let absolute = self.root().join(path);
-        let resolved = absolute.canonicalize().unwrap_or_else(|_| absolute.clone());
-        PathVerdict {
-            path: path.to_string(),
-            absolute: absolute.to_string_lossy().into_owned(),
-            resolved: resolved.to_string_lossy().into_owned(),
-            inside_workspace: true,
-            ignored: path.starts_with("secret/"),
-            display: path.to_string(),
-        }
+        self.workspace.verdict(path)
     }
 
     fn check(&self, path: &str) -> Result<PathVerdict, Failure> {
@@ -53,8 +50,13 @@ impl Ws {
     fn plan(&self, patch: &str) -> Result<Plan, String> {
         let lines = patch_lines(patch).map_err(|e| e.0)?;
         let mut loaded = HashMap::new();
+        let message = |failure: Failure| match failure {
+            Failure::Patch(e) => e.0,
+            Failure::Blocked(p) => format!("blocked: {p}"),
+            Failure::Host(e) => format!("host: {}", e.message),
+        };
         for path in files_to_load(patch) {
-            let file = load(&path, self.verdict(&path)).map_err(|e| e.0)?;
+            let file = load(&self.workspace, &path, self.verdict(&path)).map_err(message)?;
             loaded.insert(path, file);
         }
         let texts = loaded
@@ -62,11 +64,7 @@ impl Ws {
             .map(|(p, f)| (p.clone(), f.text.clone()))
             .collect();
         let parsed = parse(&lines, &texts, &|| false).map_err(|e| e.0)?;
-        plan(&parsed, &loaded, &|p| self.check(p)).map_err(|failure| match failure {
-            Failure::Patch(e) => e.0,
-            Failure::Blocked(p) => format!("blocked: {p}"),
-            Failure::Host(e) => format!("host: {}", e.message),
-        })
+        plan(&parsed, &loaded, &self.workspace, &|p| self.check(p)).map_err(message)
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -90,7 +88,13 @@ fn updates_adds_deletes_and_moves_become_operations() {
     let original = |rel: &str| {
         Some(Original {
             bytes: fs::read(ws.root().join(rel)).unwrap(),
-            permissions: fs::metadata(ws.root().join(rel)).unwrap().permissions(),
+            permissions: Permissions::from_mode(
+                fs::metadata(ws.root().join(rel))
+                    .unwrap()
+                    .permissions()
+                    .mode()
+                    & 0o7777,
+            ),
         })
     };
     assert_eq!(
@@ -98,29 +102,29 @@ fn updates_adds_deletes_and_moves_become_operations() {
         vec![
             Op::Write {
                 label: "a.txt".into(),
-                target: ws.path("a.txt"),
+                target: ws.verdict("a.txt"),
                 bytes: b"a\nB\n".to_vec(),
                 replaces: original("a.txt"),
             },
             Op::Write {
                 label: "n/new.txt".into(),
-                target: ws.path("n/new.txt"),
+                target: ws.verdict("n/new.txt"),
                 bytes: b"new".to_vec(),
                 replaces: None,
             },
             Op::Write {
                 label: "moved.txt".into(),
-                target: ws.path("moved.txt"),
+                target: ws.verdict("moved.txt"),
                 bytes: b"M\n".to_vec(),
                 replaces: None,
             },
             Op::Remove {
                 label: "m.txt".into(),
-                target: ws.root().join("m.txt"),
+                target: crate::files::entry_verdict(&ws.workspace, &ws.verdict("m.txt")),
             },
             Op::Remove {
                 label: "d.txt".into(),
-                target: ws.root().join("d.txt"),
+                target: crate::files::entry_verdict(&ws.workspace, &ws.verdict("d.txt")),
             },
         ]
     );
@@ -269,7 +273,7 @@ fn symlinked_files_are_written_through_and_deleted_as_links() {
         .ops
         .iter()
         .map(|op| match op {
-            Op::Write { target, .. } | Op::Remove { target, .. } => target.as_path(),
+            Op::Write { target, .. } | Op::Remove { target, .. } => Path::new(&target.resolved),
         })
         .collect();
     let real = ws.path("real.txt");

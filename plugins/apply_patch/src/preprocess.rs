@@ -75,6 +75,32 @@ pub fn files_to_load(input: &str) -> Vec<String> {
     files
 }
 
+/// Every path the patch names (updated, deleted, added, or moved to), with the UI kind of its
+/// change (`editedExistingFile`, `fileDeleted`, `newFileCreated`), in patch order: what must
+/// be checked before anything is read.
+pub fn patch_paths(input: &str) -> Vec<(String, &'static str)> {
+    let raw: Vec<&str> = input.split('\n').collect();
+    let mut paths = Vec::new();
+    for line in strip_wrappers(&raw) {
+        let line = line.trim_end_matches('\r');
+        let found = [
+            (UPDATE, "editedExistingFile"),
+            (DELETE, "fileDeleted"),
+            (ADD, "newFileCreated"),
+            (MOVE, "newFileCreated"),
+        ]
+        .into_iter()
+        .find_map(|(prefix, tool)| line.strip_prefix(prefix).map(|rest| (rest, tool)));
+        if let Some((rest, tool)) = found {
+            let path = js::trim(rest);
+            if !path.is_empty() && !paths.iter().any(|(p, _)| p == path) {
+                paths.push((path.to_string(), tool));
+            }
+        }
+    }
+    paths
+}
+
 /// Cline's `stripBashWrapper`: outside the patch, wrapper lines are dropped; before any
 /// `*** Begin Patch`, only lines that look like patch content are kept (and blank lines once
 /// some content was seen); trailing blank lines go. Input with neither a Begin line nor any
@@ -174,6 +200,19 @@ mod tests {
         assert_eq!(
             lines("hello"),
             Ok(vec![BEGIN.into(), "hello".into(), END.into()])
+        );
+    }
+
+    #[test]
+    fn every_named_path_is_found_once() {
+        let patch = "*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@\n-x\n+y\n*** Add File: c\n+z\n*** Delete File: a\n*** End Patch";
+        assert_eq!(
+            patch_paths(patch),
+            [
+                ("a".to_string(), "editedExistingFile"),
+                ("b".to_string(), "newFileCreated"),
+                ("c".to_string(), "newFileCreated")
+            ]
         );
     }
 

@@ -4,7 +4,9 @@
 //! dependency tree for three read-only queries.
 
 use std::path::Path;
+
 use std::process::Command;
+use tool_api::workspace::Workspace;
 
 /// Why the changes could not be listed; each variant's text is Cline's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,12 +79,15 @@ pub fn changed_files(
         .collect())
 }
 
-/// Whether the working-tree file looks binary (Cline skips those); unreadable files do not.
-pub fn is_binary(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(1024);
-    let read = std::fs::File::open(path).and_then(|f| f.take(1024).read_to_end(&mut head));
-    read.is_ok() && content_inspector::inspect(&head).is_binary()
+/// Whether the working-tree file at `path` (relative to the workspace) looks binary (Cline
+/// skips those); unreadable files do not. Read through the workspace capability, so a file
+/// `.clineignore` blocks is never read (and counts as unreadable).
+pub fn is_binary(workspace: &Workspace, path: &str) -> bool {
+    let verdict = workspace.verdict(path);
+    workspace
+        .open_file(&verdict)
+        .and_then(|mut file| file.read_head(1024))
+        .is_ok_and(|head| content_inspector::inspect(&head).is_binary())
 }
 
 fn verify(cwd: &Path, reference: &str, is_to: bool) -> Result<(), ChangesError> {

@@ -102,7 +102,8 @@ impl Tool for GenerateExplanation {
                 "No changes found between '{from}' and '{compared_to}'."
             )));
         }
-        let text_files = files.iter().filter(|f| !is_binary(&cwd.join(f))).count();
+        let workspace = ctx.workspace();
+        let text_files = files.iter().filter(|f| !is_binary(workspace, f)).count();
         if text_files == 0 {
             return Ok(ToolContent::text(format!(
                 "All changed files between '{from}' and '{compared_to}' are binary files that cannot be displayed."

@@ -102,23 +102,18 @@ impl Tool for ListCodeDefinitionNames {
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
         let path = call.params.required_nonblank("path")?;
         let verdict = ctx.check_path(&path)?;
-        let dir = Path::new(&verdict.absolute);
-        match std::fs::metadata(dir) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => return Err(ToolError::new(ToolErrorKind::FAILED, NOT_A_DIRECTORY)),
+        let dir = match ctx.workspace().open_dir(&verdict) {
+            Ok(dir) => dir,
+            Err(FsError::NotADirectory) => {
+                return Err(ToolError::new(ToolErrorKind::FAILED, NOT_A_DIRECTORY))
+            }
+            Err(e) if e.is_blocked() => return Err(e.into()),
             Err(_) => return Err(ToolError::new(ToolErrorKind::FAILED, NO_SUCH_DIRECTORY)),
-        }
+        };
         let home = home_dir();
-        let result = definitions_text(
-            dir,
-            home.as_deref(),
-            // A file whose verdict cannot be had is treated as blocked: the policy fails closed.
-            |file| {
-                ctx.check_path(&file.to_string_lossy())
-                    .map_or(true, |v| v.ignored)
-            },
-            || ctx.is_cancelled(),
-        )
+        let result = definitions_text(&dir, Path::new(&verdict.absolute), home.as_deref(), || {
+            ctx.is_cancelled()
+        })
         .map_err(|e| {
             ToolError::new(
                 ToolErrorKind::FAILED,

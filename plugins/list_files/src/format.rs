@@ -76,14 +76,13 @@ pub fn sort_key(shown: &str) -> PathKey {
 mod tests {
     use super::*;
     use std::convert::Infallible;
-    use std::path::PathBuf;
 
     fn entry(shown: &str) -> Entry {
         let relative = shown.trim_end_matches('/');
         Entry {
-            path: PathBuf::from("/ws").join(relative),
             relative: relative.to_string(),
             is_dir: shown.ends_with('/'),
+            ignored: false,
         }
     }
 

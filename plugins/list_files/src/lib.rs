@@ -13,12 +13,15 @@
 //! ```no_run
 //! use std::convert::Infallible;
 //! use std::path::Path;
+//! use tool_api::workspace::Workspace;
 //!
-//! let listing = list_files::list_files(Path::new("/work/project/src"), true, 200)?;
-//! let text = list_files::format_files_list(&listing.entries, listing.did_hit_limit, |_| {
-//!     Ok::<_, Infallible>(false)
+//! let workspace = Workspace::new(Path::new("/work/project"))?;
+//! let dir = workspace.open_dir(&workspace.verdict("src"))?;
+//! let listing = list_files::list_files(&dir, Path::new("/work/project/src"), true, 200)?;
+//! let text = list_files::format_files_list(&listing.entries, listing.did_hit_limit, |e| {
+//!     Ok::<_, Infallible>(e.ignored)
 //! });
-//! # Ok::<(), std::io::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Known differences from Cline, all deliberate:
@@ -92,15 +95,20 @@ impl Tool for ListFiles {
         let path = call.params.required_nonblank("path")?;
         let recursive = call.params.flag("recursive");
         let verdict = ctx.check_path(&path)?;
-        let listing =
-            list_files(Path::new(&verdict.absolute), recursive, DEFAULT_LIMIT).map_err(|e| {
-                ToolError::new(ToolErrorKind::FAILED, format!("Error listing files: {e}"))
-            })?;
-        // The host reports .clineignore for a path as given; an entry's absolute path has no
-        // trailing slash, which is what Cline checks too.
+        let failed =
+            |e: FsError| ToolError::new(ToolErrorKind::FAILED, format!("Error listing files: {e}"));
+        let listing = match ctx.workspace().open_dir(&verdict) {
+            Ok(dir) => list_files(&dir, Path::new(&verdict.absolute), recursive, DEFAULT_LIMIT)
+                .map_err(failed)?,
+            // As in Cline: a path that is no directory lists nothing.
+            Err(FsError::NotFound | FsError::NotADirectory) => Listing::default(),
+            Err(e) if e.is_blocked() => return Err(e.into()),
+            Err(e) => return Err(failed(e)),
+        };
+        // Entries were checked against .clineignore where they are listed and where they really
+        // are; Cline checks a path without the directory's trailing slash.
         let result = format_files_list(&listing.entries, listing.did_hit_limit, |entry| {
-            ctx.check_path(&entry.path.to_string_lossy())
-                .map(|v| v.ignored)
+            Ok::<_, ToolError>(entry.ignored)
         })?;
         let ui = json!({
             "tool": if recursive { "listFilesRecursive" } else { "listFilesTopLevel" },

@@ -57,12 +57,10 @@ impl IgnoreRules {
         rules
     }
 
-    /// Adds the rules of `<dir>/.gitignore`, if it can be read; `root` is the listed directory.
-    pub fn add_gitignore_of(&mut self, root: &Path, dir: &Path) {
-        if let Ok(bytes) = std::fs::read(dir.join(".gitignore")) {
-            let globs = gitignore_to_globs(&String::from_utf8_lossy(&bytes));
-            self.add_globs(root, &globs);
-        }
+    /// Adds the rules of a `.gitignore` text; `root` is the listed directory.
+    pub fn add_gitignore_text(&mut self, root: &Path, text: &str) {
+        let globs = gitignore_to_globs(text);
+        self.add_globs(root, &globs);
     }
 
     /// Whether a path relative to the listed directory (with `/` separators) is hidden.

@@ -1,10 +1,16 @@
 //! Collecting a directory's entries: the top level, or breadth-first with Cline's ignore rules.
+//!
+//! The walk goes through directory handles of the workspace capability, one name at a time, so
+//! a directory swapped for a link while it is walked cannot lead the listing elsewhere. A
+//! symbolic link is followed only within the listing's scope: from a directory inside the
+//! workspace, a link that leads out (or through a `/proc` magic link) is shown as an entry of
+//! its own, without a trailing `/`, and not descended into.
 
 use std::collections::VecDeque;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use tool_api::workspace::{Dir, EntryKind, Followed, FsError, Location};
 
 use crate::collate::{collation_key, CollationKey};
 use crate::rules::IgnoreRules;
@@ -15,15 +21,19 @@ pub const DEFAULT_LIMIT: usize = 200;
 /// How long a recursive walk may take before it returns what it has (Cline's timeout).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The largest `.gitignore` a walk reads.
+const MAX_GITIGNORE_BYTES: u64 = 1 << 20;
+
 /// One entry found by a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    /// The entry's path: the listed directory joined with [`Entry::relative`].
-    pub path: PathBuf,
     /// The path relative to the listed directory, with `/` separators and no trailing slash.
     pub relative: String,
-    /// Whether it is a directory (a symbolic link counts as what it points to).
+    /// Whether it is a directory (a symbolic link counts as what it points to, when followed).
     pub is_dir: bool,
+    /// Whether `.clineignore` blocks it: its path under the listed directory, or where it
+    /// really is.
+    pub ignored: bool,
 }
 
 impl Entry {
@@ -68,10 +78,17 @@ impl Default for ListOptions {
     }
 }
 
-/// Lists `dir` with Cline's settings (see [`list_files_with`]).
-pub fn list_files(dir: &Path, recursive: bool, limit: usize) -> io::Result<Listing> {
+/// Lists the directory `dir` (whose absolute path, as the model named it, is `path`) with
+/// Cline's settings (see [`list_files_with`]).
+pub fn list_files(
+    dir: &Dir<'_>,
+    path: &Path,
+    recursive: bool,
+    limit: usize,
+) -> Result<Listing, FsError> {
     list_files_with(
         dir,
+        path,
         recursive,
         &ListOptions {
             limit,
@@ -80,10 +97,10 @@ pub fn list_files(dir: &Path, recursive: bool, limit: usize) -> io::Result<Listi
     )
 }
 
-/// Lists `dir`, which should be absolute and normalized.
+/// Lists `dir`, whose absolute, normalized path as the model named it is `path`.
 ///
-/// - The file system root, the home directory, and anything that is not a directory give an
-///   empty listing (Cline refuses the first two because models ask for them when lost).
+/// - The file system root and the home directory give an empty listing (Cline refuses them
+///   because models ask for them when lost).
 /// - Top level: every entry, nothing ignored, the first `limit`.
 /// - Recursive: breadth-first, level by level, until `limit` entries; see [`IgnoreRules`] for
 ///   what is skipped. Each directory's `.gitignore` is read when the directory is found, and its
@@ -92,15 +109,23 @@ pub fn list_files(dir: &Path, recursive: bool, limit: usize) -> io::Result<Listi
 /// Entries of one directory are taken in collation order rather than in the file system's order
 /// (which is what Cline uses), so the entries kept at the limit do not vary between machines.
 /// Only failing to read `dir` itself is an error; unreadable subdirectories are skipped.
-pub fn list_files_with(dir: &Path, recursive: bool, options: &ListOptions) -> io::Result<Listing> {
-    if is_restricted(dir, options.home.as_deref()) || !dir.is_dir() || options.limit == 0 {
+pub fn list_files_with(
+    dir: &Dir<'_>,
+    path: &Path,
+    recursive: bool,
+    options: &ListOptions,
+) -> Result<Listing, FsError> {
+    if is_restricted(path, options.home.as_deref()) || options.limit == 0 {
         return Ok(Listing::default());
     }
-    let top = read_sorted(dir, "")?;
+    let top = read_sorted(dir, dir.location(), "")?;
     let entries = if recursive {
-        walk(dir, top, options)
+        walk(dir, path, top, options)
     } else {
-        top.into_iter().take(options.limit).collect()
+        top.into_iter()
+            .take(options.limit)
+            .map(|(e, _)| e)
+            .collect()
     };
     Ok(Listing {
         did_hit_limit: entries.len() >= options.limit,
@@ -113,36 +138,46 @@ pub fn is_restricted(dir: &Path, home: Option<&Path>) -> bool {
     dir.parent().is_none() || home.is_some_and(|home| same_path(dir, home))
 }
 
+/// A found entry, and the handle of the directory it is (when it is one that may be entered).
+type Found<'w> = (Entry, Option<Dir<'w>>);
+
 /// The breadth-first walk, starting from the (unfiltered) top-level entries.
-fn walk(dir: &Path, top: Vec<Entry>, options: &ListOptions) -> Vec<Entry> {
+fn walk<'w>(
+    top_dir: &Dir<'w>,
+    path: &Path,
+    top: Vec<Found<'w>>,
+    options: &ListOptions,
+) -> Vec<Entry> {
     let deadline = Instant::now() + options.timeout;
-    let mut rules = IgnoreRules::defaults(dir);
-    rules.add_gitignore_of(dir, dir);
+    let mut rules = IgnoreRules::defaults(path);
+    add_gitignore(&mut rules, path, top_dir);
     let mut results: Vec<Entry> = Vec::new();
     let mut level = Some(top);
-    let mut queue: VecDeque<Entry> = VecDeque::new();
+    let mut queue: VecDeque<(Entry, Dir<'w>)> = VecDeque::new();
     loop {
         let found = match level.take() {
             Some(found) => found,
             None => match queue.pop_front() {
                 // Unreadable directories are skipped, as globby's suppressErrors does.
-                Some(next) => read_sorted(&next.path, &next.relative).unwrap_or_default(),
+                Some((next, handle)) => {
+                    read_sorted(&handle, top_dir.location(), &next.relative).unwrap_or_default()
+                }
                 None => break,
             },
         };
         // The rules are those known when the directory is read: a .gitignore found among these
         // entries applies from the next directory on, as in Cline's level-by-level globbing.
-        let visible: Vec<Entry> = found
+        let visible: Vec<Found<'w>> = found
             .into_iter()
-            .filter(|e| !rules.is_ignored(&e.relative, e.is_dir))
+            .filter(|(e, _)| !rules.is_ignored(&e.relative, e.is_dir))
             .collect();
-        for entry in visible {
+        for (entry, handle) in visible {
             if results.len() >= options.limit {
                 break;
             }
-            if entry.is_dir {
-                rules.add_gitignore_of(dir, &entry.path);
-                queue.push_back(entry.clone());
+            if let Some(handle) = handle {
+                add_gitignore(&mut rules, path, &handle);
+                queue.push_back((entry.clone(), handle));
             }
             results.push(entry);
         }
@@ -153,32 +188,59 @@ fn walk(dir: &Path, top: Vec<Entry>, options: &ListOptions) -> Vec<Entry> {
     results
 }
 
-/// The entries of `path` (whose path relative to the listed directory is `relative`), files
-/// first, each group in collation order.
-fn read_sorted(path: &Path, relative: &str) -> io::Result<Vec<Entry>> {
-    let mut entries: Vec<(bool, CollationKey, String, Entry)> = Vec::new();
-    for item in fs::read_dir(path)? {
-        let Ok(item) = item else { continue };
-        let name = item.file_name().to_string_lossy().into_owned();
-        let is_dir = match item.file_type() {
-            // Follow links as the glob library does; a dangling link is listed as a file.
-            Ok(t) if t.is_symlink() => fs::metadata(item.path()).is_ok_and(|m| m.is_dir()),
-            Ok(t) => t.is_dir(),
-            Err(_) => false,
-        };
-        let entry = Entry {
-            path: item.path(),
-            relative: if relative.is_empty() {
-                name.clone()
-            } else {
-                format!("{relative}/{name}")
+/// Adds the rules of the directory's `.gitignore`, if it has one it can read.
+fn add_gitignore(rules: &mut IgnoreRules, path: &Path, dir: &Dir<'_>) {
+    if let Ok(mut file) = dir.open_file(".gitignore") {
+        if let Ok(bytes) = file.read_all(MAX_GITIGNORE_BYTES) {
+            rules.add_gitignore_text(path, &String::from_utf8_lossy(&bytes));
+        }
+    }
+}
+
+/// The entries of `dir` (whose path relative to the listed directory is `relative`, and the
+/// listed directory's location `top`), files first, each group in collation order.
+fn read_sorted<'w>(
+    dir: &Dir<'w>,
+    top: &Location,
+    relative: &str,
+) -> Result<Vec<Found<'w>>, FsError> {
+    let mut entries: Vec<(bool, CollationKey, String, Found<'w>)> = Vec::new();
+    for item in dir.entries()? {
+        let name = item.name.to_string_lossy().into_owned();
+        let handle = match item.kind {
+            EntryKind::Dir => dir.subdir(&item.name).ok(),
+            // Followed as the glob library does, within the listing's scope; a dangling link,
+            // or one that leads out of the workspace, is listed as a file.
+            EntryKind::Symlink => match dir.follow(&item.name) {
+                Ok(Followed::Dir(sub)) => Some(sub),
+                _ => None,
             },
-            is_dir,
+            EntryKind::File | EntryKind::Other => None,
         };
-        entries.push((is_dir, collation_key(&name), name, entry));
+        let is_dir = handle.is_some();
+        let relative = if relative.is_empty() {
+            name.clone()
+        } else {
+            format!("{relative}/{name}")
+        };
+        // Cline checks the path without a directory's trailing slash.
+        let ignored = dir.is_ignored(&item.name, false)
+            || handle.as_ref().is_some_and(|h| h.is_ignored("", false))
+            || is_ignored_at(dir, top, &relative);
+        let entry = Entry {
+            relative,
+            is_dir,
+            ignored,
+        };
+        entries.push((is_dir, collation_key(&name), name, (entry, handle)));
     }
     entries.sort_unstable_by(|a, b| (a.0, &a.1, &a.2).cmp(&(b.0, &b.1, &b.2)));
-    Ok(entries.into_iter().map(|(.., entry)| entry).collect())
+    Ok(entries.into_iter().map(|(.., found)| found).collect())
+}
+
+/// Whether the path under the listed directory (through any links on the way) is ignored.
+fn is_ignored_at(dir: &Dir<'_>, top: &Location, relative: &str) -> bool {
+    dir.workspace().is_ignored(&top.join(relative), false)
 }
 
 /// Node's `os.homedir()`: `HOME` (`USERPROFILE` on Windows).
@@ -205,6 +267,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use std::fs;
+    use tool_api::workspace::Workspace;
 
     /// A tree from `(path, is_dir)` pairs, inside a fresh temporary directory.
     fn tree(items: &[&str]) -> tempfile::TempDir {
@@ -221,13 +285,20 @@ mod tests {
         temp
     }
 
+    fn listing(dir: &Path, recursive: bool, options: &ListOptions) -> Result<Listing, FsError> {
+        let workspace = Workspace::new(dir).unwrap();
+        let verdict = workspace.verdict(".");
+        let handle = workspace.open_dir(&verdict)?;
+        list_files_with(&handle, dir, recursive, options)
+    }
+
     fn list(dir: &Path, recursive: bool, limit: usize) -> (Vec<String>, bool) {
         let options = ListOptions {
             limit,
             home: None,
             ..ListOptions::default()
         };
-        let listing = list_files_with(dir, recursive, &options).unwrap();
+        let listing = listing(dir, recursive, &options).unwrap();
         let shown = listing.entries.iter().map(Entry::display).collect();
         (shown, listing.did_hit_limit)
     }
@@ -281,13 +352,28 @@ mod tests {
     }
 
     #[test]
-    fn non_directories_and_missing_paths_list_nothing() {
+    fn non_directories_and_missing_paths_are_errors() {
         let temp = tree(&["f.txt"]);
-        assert_eq!(list(&temp.path().join("f.txt"), true, 10), (vec![], false));
-        assert_eq!(
-            list(&temp.path().join("missing"), false, 10),
-            (vec![], false)
-        );
+        let workspace = Workspace::new(temp.path()).unwrap();
+        assert!(matches!(
+            workspace.open_dir(&workspace.verdict("f.txt")),
+            Err(FsError::NotADirectory)
+        ));
+        assert!(matches!(
+            workspace.open_dir(&workspace.verdict("missing")),
+            Err(FsError::NotFound)
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_workspace_are_listed_but_not_followed() {
+        let outside = tree(&["secret.txt"]);
+        let temp = tree(&["a.txt"]);
+        std::os::unix::fs::symlink(outside.path(), temp.path().join("out")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/root", temp.path().join("sys")).unwrap();
+        let (shown, _) = list(temp.path(), true, 100);
+        assert_eq!(shown, ["a.txt", "out", "sys"]);
     }
 
     #[test]
@@ -298,7 +384,7 @@ mod tests {
             home: None,
             ..ListOptions::default()
         };
-        let listing = list_files_with(temp.path(), true, &options).unwrap();
+        let listing = listing(temp.path(), true, &options).unwrap();
         let shown: Vec<String> = listing.entries.iter().map(Entry::display).collect();
         assert_eq!(shown, ["a/"]);
         assert!(!listing.did_hit_limit);

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use base64::Engine;
+use tool_api::workspace::{FsError, OpenedFile};
 
 /// Files larger than this are refused (Cline's 20 × 1000 × 1024 bytes).
 pub const MAX_FILE_BYTES: u64 = 20 * 1000 * 1024;
@@ -27,19 +28,22 @@ pub enum Extracted {
     },
 }
 
-/// Reads `path` for the model. The error is the message after "Error reading file: ".
-pub fn extract(path: &Path, supports_images: bool) -> Result<Extracted, String> {
-    let metadata =
-        std::fs::metadata(path).map_err(|_| format!("File not found: {}", path.display()))?;
-    if metadata.is_dir() {
-        return Err("EISDIR: illegal operation on a directory, read".to_string());
-    }
+/// Reads an opened file for the model (`path` gives its extension). The error is the message
+/// after "Error reading file: ".
+///
+/// The size is checked before anything is read, images included: an image larger than
+/// [`MAX_FILE_BYTES`] is refused too (Cline reads any image whole).
+pub fn extract(
+    file: &mut OpenedFile,
+    path: &Path,
+    supports_images: bool,
+) -> Result<Extracted, String> {
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     if let Some(media_type) = image_media_type(&extension) {
-        return read_image(path, media_type, supports_images);
+        return read_image(file, media_type, supports_images);
     }
     match extension.as_str() {
         "pdf" | "docx" | "xlsx" => {
@@ -47,10 +51,7 @@ pub fn extract(path: &Path, supports_images: bool) -> Result<Extracted, String> 
         }
         _ => {}
     }
-    if metadata.len() > MAX_FILE_BYTES {
-        return Err("File is too large to read into context.".to_string());
-    }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = read_capped(file)?;
     let text = decode(&bytes, &extension)?;
     let text = if extension == "ipynb" {
         tool_api::sdk::files::strip_notebook_outputs(&text)
@@ -58,6 +59,15 @@ pub fn extract(path: &Path, supports_images: bool) -> Result<Extracted, String> 
         text
     };
     Ok(Extracted::Text(cap_text(text)))
+}
+
+/// The file's bytes, at most [`MAX_FILE_BYTES`].
+fn read_capped(file: &mut OpenedFile) -> Result<Vec<u8>, String> {
+    match file.read_all(MAX_FILE_BYTES) {
+        Ok(bytes) => Ok(bytes),
+        Err(FsError::TooLarge { .. }) => Err("File is too large to read into context.".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn image_media_type(extension: &str) -> Option<&'static str> {
@@ -69,11 +79,15 @@ fn image_media_type(extension: &str) -> Option<&'static str> {
     }
 }
 
-fn read_image(path: &Path, media_type: &str, supports_images: bool) -> Result<Extracted, String> {
+fn read_image(
+    file: &mut OpenedFile,
+    media_type: &str,
+    supports_images: bool,
+) -> Result<Extracted, String> {
     if !supports_images {
         return Err("Current model does not support image input".to_string());
     }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = read_capped(file)?;
     let size = imagesize::blob_size(&bytes).map_err(|_| {
         "Could not determine image dimensions, so image could not be read".to_string()
     })?;

@@ -10,8 +10,6 @@ mod format;
 pub use extract::{extract, Extracted};
 pub use format::{format_numbered, Numbered, DEFAULT_WINDOW};
 
-use std::time::UNIX_EPOCH;
-
 use serde_json::json;
 use tool_api::sdk::prelude::*;
 
@@ -63,20 +61,32 @@ impl Tool for ReadFile {
         let path = call.params.required_nonblank("path")?;
         let verdict = ctx.check_path(&path)?;
         let supports_images = ctx.setting::<bool>("model.supports_images").unwrap_or(true);
-        let extracted = extract(std::path::Path::new(&verdict.absolute), supports_images).map_err(
-            |message| {
-                ToolError::new(
-                    ToolErrorKind::FAILED,
-                    format!("Error reading file: {message}"),
-                )
-            },
-        )?;
-
-        let mtime_ms = std::fs::metadata(&verdict.absolute)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let failed = |message: String| {
+            ToolError::new(
+                ToolErrorKind::FAILED,
+                format!("Error reading file: {message}"),
+            )
+        };
+        let mut file = match ctx.workspace().open_file(&verdict) {
+            Ok(file) => file,
+            Err(FsError::NotFound) => {
+                return Err(failed(format!("File not found: {}", verdict.absolute)))
+            }
+            Err(FsError::IsADirectory) => {
+                return Err(failed(
+                    "EISDIR: illegal operation on a directory, read".to_string(),
+                ))
+            }
+            Err(e) if e.is_blocked() => return Err(e.into()),
+            Err(e) => return Err(failed(e.to_string())),
+        };
+        let extracted = extract(
+            &mut file,
+            std::path::Path::new(&verdict.absolute),
+            supports_images,
+        )
+        .map_err(failed)?;
+        let mtime_ms = file.modified_ms();
         let reads = ctx.record_file_read(&verdict.absolute, mtime_ms);
         let prefix = repeat_prefix(reads, &verdict.display);
 

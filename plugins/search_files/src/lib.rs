@@ -11,8 +11,9 @@
 //! text.
 //!
 //! ```no_run
-//! use std::path::Path;
-//! use search_files::{format_results, search, Gate, Query, MAX_RESULTS};
+//! use std::path::{Path, PathBuf};
+//! use search_files::{format_results, search, Gate, Query, Target, MAX_RESULTS};
+//! use tool_api::workspace::Workspace;
 //!
 //! struct Everything;
 //! impl Gate for Everything {
@@ -21,9 +22,12 @@
 //! }
 //!
 //! let query = Query { regex: r"TODO\b", file_pattern: Some("*.rs"), include_hidden: false };
-//! let files = search(Path::new("/work/project/src"), &query, MAX_RESULTS, &Everything)?;
+//! let workspace = Workspace::new(Path::new("/work/project"))?;
+//! let dir = workspace.open_dir(&workspace.verdict("src"))?;
+//! let target = Target::Dir { dir, path: PathBuf::from("/work/project/src") };
+//! let files = search(&target, &query, MAX_RESULTS, &Everything)?;
 //! println!("{}", format_results(&files, Path::new("/work/project")));
-//! # Ok::<(), search_files::SearchError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Differences from Cline, all deliberate:
@@ -59,7 +63,7 @@ pub use format::{
     display_path, format_results, MAX_OUTPUT_BYTES, MAX_RESULTS, NO_RESULTS, TRUNCATION_NOTICE,
 };
 pub use read::{FileReader, WHOLE_FILE_LIMIT};
-pub use search::{search, Gate, Query, SearchError};
+pub use search::{search, Gate, Query, SearchError, Target};
 pub use sink::{FileSink, Hit};
 pub use walk::{walker, DEFAULT_PATTERN};
 
@@ -132,9 +136,30 @@ impl Tool for SearchFiles {
             file_pattern: file_pattern.as_deref(),
             include_hidden: ctx.setting::<bool>(INCLUDE_HIDDEN_SETTING).unwrap_or(false),
         };
-        let gate = HostGate::new(ctx);
-        let root = PathBuf::from(&verdict.absolute);
-        let result = match search(&root, &query, MAX_RESULTS, &gate) {
+        let gate = HostGate { ctx };
+        let workspace = ctx.workspace();
+        let target = match workspace.open_dir(&verdict) {
+            Ok(dir) => Ok(Target::Dir {
+                dir,
+                path: PathBuf::from(&verdict.absolute),
+            }),
+            Err(FsError::NotADirectory) => {
+                workspace
+                    .parent_dir(&verdict, false)
+                    .map(|(dir, name, _)| Target::File {
+                        dir,
+                        name,
+                        path: PathBuf::from(&verdict.absolute),
+                    })
+            }
+            Err(e) => Err(e),
+        };
+        let searched = match target {
+            Ok(target) => search(&target, &query, MAX_RESULTS, &gate),
+            Err(e) if e.is_blocked() => return Err(e.into()),
+            Err(e) => Err(SearchError::Root(e)),
+        };
+        let result = match searched {
             Ok(files) => format_results(&files, Path::new(&call.task.cwd)),
             Err(SearchError::Cancelled) => {
                 return Err(ToolError::new(
@@ -176,31 +201,15 @@ fn ui_message(
     Value::Object(message).to_string()
 }
 
-/// The host's `.clineignore` verdicts and cancellation, for the search threads.
+/// `.clineignore` on the paths the walk reports, and cancellation, for the search threads.
+/// (Where each file really is, is checked as it is opened.)
 struct HostGate<'c, 'h> {
     ctx: &'c Ctx<'h>,
-    /// Whether `.clineignore` has rules at all. A non-empty `.clineignore` always blocks
-    /// itself, so asking about it once tells whether any file can be blocked; without rules the
-    /// search asks nothing per file.
-    active: bool,
-}
-
-impl<'c, 'h> HostGate<'c, 'h> {
-    fn new(ctx: &'c Ctx<'h>) -> Self {
-        let active = ctx.check_path(".clineignore").map_or(true, |v| v.ignored);
-        Self { ctx, active }
-    }
 }
 
 impl Gate for HostGate<'_, '_> {
     fn allows(&self, file: &Path) -> bool {
-        if !self.active {
-            return true;
-        }
-        // A verdict the host cannot give blocks: the rule is a policy, so fail closed.
-        self.ctx
-            .check_path(&file.to_string_lossy())
-            .is_ok_and(|v| !v.ignored)
+        !self.ctx.workspace().blocks_as_typed(file, false)
     }
 
     fn is_cancelled(&self) -> bool {

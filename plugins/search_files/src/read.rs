@@ -3,9 +3,11 @@
 //! A search is mostly the kernel copying file contents out of the page cache; what is left to
 //! gain is in the calls around it. Two differences from what `grep-searcher` does by itself:
 //!
-//! - A file is opened relative to its directory (`openat`), which is kept open while the thread
+//! - A file is opened relative to its directory's handle, which is kept open while the thread
 //!   works through that directory's files (the walk hands a directory's files to one thread in a
-//!   row), instead of resolving its full absolute path component by component each time.
+//!   row). Both the directory and the file are opened beneath the searched directory's handle
+//!   with no symbolic link allowed on the way (the workspace capability), so what is read is
+//!   always the file the walk named, inside the searched tree.
 //! - A file is read whole into a buffer the thread reuses, and searched as one slice. The
 //!   searcher's own reader first reads three bytes to look for a byte-order mark, an extra call
 //!   per file. Files whose result could differ between the two ways (a byte-order mark, a NUL
@@ -14,12 +16,11 @@
 
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use grep_regex::RegexMatcher;
 use grep_searcher::Searcher;
-use rustix::fs::{Mode, OFlags};
+use tool_api::workspace::{Dir, FsError, OpenedFile};
 
 use crate::sink::FileSink;
 
@@ -34,22 +35,36 @@ const BOMS: [&[u8]; 3] = [b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];
 
 /// One thread's open directory and read buffer.
 #[derive(Debug, Default)]
-pub struct FileReader {
-    dir: Option<(PathBuf, OwnedFd)>,
+pub struct FileReader<'w> {
+    dir: Option<(PathBuf, Dir<'w>)>,
     buffer: Vec<u8>,
 }
 
-impl FileReader {
-    /// Searches the file at `path` into `sink`.
+impl<'w> FileReader<'w> {
+    /// Searches the file at `relative` below `anchor` into `sink`.
     pub fn search(
         &mut self,
         searcher: &mut Searcher,
         matcher: &RegexMatcher,
-        path: &Path,
+        anchor: &Dir<'w>,
+        relative: &Path,
+        sink: &mut FileSink,
+    ) -> Result<(), FsError> {
+        let mut file = self.open(anchor, relative)?;
+        self.search_file(searcher, matcher, &mut file, sink)
+            .map_err(FsError::Io)
+    }
+
+    /// Searches an opened file into `sink`.
+    pub fn search_file(
+        &mut self,
+        searcher: &mut Searcher,
+        matcher: &RegexMatcher,
+        file: &mut OpenedFile,
         sink: &mut FileSink,
     ) -> std::io::Result<()> {
-        let mut file = self.open(path)?;
-        let (len, complete) = self.read(&mut file)?;
+        let file = file.file();
+        let (len, complete) = self.read(file)?;
         let data = &self.buffer[..len];
         let plain = !BOMS.iter().any(|bom| data.starts_with(bom));
         if complete && plain && memchr::memchr(0, data).is_none() {
@@ -59,24 +74,22 @@ impl FileReader {
         }
     }
 
-    /// Opens `path` relative to its directory, which stays open for the next file.
-    fn open(&mut self, path: &Path) -> std::io::Result<File> {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return File::open(path);
+    /// Opens `relative` below `anchor`, relative to its directory, which stays open for the
+    /// next file.
+    fn open(&mut self, anchor: &Dir<'w>, relative: &Path) -> Result<OpenedFile, FsError> {
+        let (Some(parent), Some(name)) = (relative.parent(), relative.file_name()) else {
+            return anchor.open_file(relative);
         };
-        if !matches!(&self.dir, Some((open, _)) if open == parent) {
-            let fd = rustix::fs::open(
-                parent,
-                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                Mode::empty(),
-            )?;
-            self.dir = Some((parent.to_path_buf(), fd));
+        if parent.as_os_str().is_empty() {
+            return anchor.open_file(name);
         }
-        let Some((_, dir)) = &self.dir else {
-            return File::open(path);
-        };
-        let fd = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
-        Ok(File::from(fd))
+        if !matches!(&self.dir, Some((open, _)) if open == parent) {
+            self.dir = Some((parent.to_path_buf(), anchor.subdir(parent)?));
+        }
+        match &self.dir {
+            Some((_, dir)) => dir.open_file(name),
+            None => anchor.open_file(relative),
+        }
     }
 
     /// Reads `file` into the buffer, up to [`WHOLE_FILE_LIMIT`] bytes; returns how many bytes
@@ -110,8 +123,9 @@ mod tests {
 
     fn lines(content: &[u8]) -> Vec<String> {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        std::fs::write(&path, content).unwrap();
+        std::fs::write(dir.path().join("f"), content).unwrap();
+        let workspace = tool_api::workspace::Workspace::new(dir.path()).unwrap();
+        let anchor = workspace.open_dir(&workspace.verdict(".")).unwrap();
         let matcher = RegexMatcherBuilder::new()
             .multi_line(true)
             .line_terminator(Some(b'\n'))
@@ -122,7 +136,7 @@ mod tests {
             .build();
         let mut sink = FileSink::default();
         FileReader::default()
-            .search(&mut searcher, &matcher, &path, &mut sink)
+            .search(&mut searcher, &matcher, &anchor, Path::new("f"), &mut sink)
             .unwrap();
         sink.into_hits()
             .iter()

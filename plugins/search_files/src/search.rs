@@ -6,12 +6,14 @@
 //! files with a byte-order mark transcoded), except that line numbers are not counted: the
 //! result format does not show them, and not counting saves a pass over every byte read.
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::WalkState;
+use tool_api::workspace::{Dir, FsError};
 
 use crate::collect::{Collector, FileHits};
 use crate::read::FileReader;
@@ -45,7 +47,7 @@ pub enum SearchError {
     /// The file pattern is not a valid glob.
     Pattern(String),
     /// The path to search cannot be read.
-    Root(std::io::Error),
+    Root(FsError),
     /// The caller cancelled the search.
     Cancelled,
 }
@@ -63,24 +65,58 @@ impl std::fmt::Display for SearchError {
 
 impl std::error::Error for SearchError {}
 
-/// Searches `root` (a directory, recursively, or one file) and returns the first `cap` hits in
-/// path order (see [`Collector`]), grouped by file. Files that cannot be read are skipped.
+/// What a search covers: a directory (recursively) or one file, reached through the workspace
+/// capability.
+pub enum Target<'w> {
+    /// A directory: its handle and its absolute path as named (the walk reports paths below it).
+    Dir {
+        /// The directory's handle.
+        dir: Dir<'w>,
+        /// Its path as named.
+        path: PathBuf,
+    },
+    /// One file: the handle of its directory, its name there, and its path as named.
+    File {
+        /// The directory holding the file.
+        dir: Dir<'w>,
+        /// The file's name in it.
+        name: OsString,
+        /// Its path as named.
+        path: PathBuf,
+    },
+}
+
+/// Searches a target and returns the first `cap` hits in path order (see [`Collector`]),
+/// grouped by file. Files that cannot be read, or that `.clineignore` blocks, are skipped.
+///
+/// The walk (ripgrep's `ignore` crate) decides which names are visited and reads directories by
+/// path; every file is opened beneath the target's handle without following a link, so a
+/// directory swapped for a link during the walk can make it visit a name, but never read
+/// anything outside the target.
 pub fn search(
-    root: &Path,
+    target: &Target<'_>,
     query: &Query<'_>,
     cap: usize,
     gate: &dyn Gate,
 ) -> Result<Vec<FileHits>, SearchError> {
     let matcher = matcher(query.regex)?;
-    let meta = std::fs::metadata(root).map_err(SearchError::Root)?;
-    // A device or pipe could be read forever; ripgrep would, but a host cannot stop a search
-    // thread in the middle of a read.
-    if !meta.is_file() && !meta.is_dir() {
-        return Err(SearchError::Root(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file or a directory",
-        )));
-    }
+    let (anchor, root) = match target {
+        Target::Dir { dir, path } => (dir, path.as_path()),
+        Target::File { dir, name, path } => {
+            let searcher = searcher(cap);
+            let collector = Collector::new(cap);
+            let mut sink = FileSink::default();
+            let mut file = dir.open_file(name).map_err(SearchError::Root)?;
+            FileReader::default()
+                .search_file(&mut searcher.clone(), &matcher, &mut file, &mut sink)
+                .map_err(|e| SearchError::Root(FsError::Io(e)))?;
+            let hits = sink.into_hits();
+            if !hits.is_empty() && gate.allows(path) {
+                collector.add(path.clone(), hits);
+            }
+            return Ok(collector.into_files());
+        }
+    };
     let walk = walker(root, query.file_pattern, query.include_hidden)
         .map_err(|e| SearchError::Pattern(e.to_string()))?;
     let searcher = searcher(cap);
@@ -106,16 +142,17 @@ pub fn search(
                 return WalkState::Skip;
             }
             let file_type = entry.file_type();
-            // Only regular files; a symbolic link is not followed, unless it was named itself
-            // (then it leads to a regular file, checked above).
-            let is_file = file_type.is_some_and(|t| t.is_file())
-                || (entry.depth() == 0 && !file_type.is_some_and(|t| t.is_dir()));
+            // Only regular files; a symbolic link is not followed.
+            let is_file = file_type.is_some_and(|t| t.is_file());
             if !is_file {
                 return WalkState::Continue;
             }
+            let Ok(relative) = path.strip_prefix(root) else {
+                return WalkState::Continue;
+            };
             let mut sink = FileSink::default();
             if reader
-                .search(&mut searcher, &matcher, path, &mut sink)
+                .search(&mut searcher, &matcher, anchor, relative, &mut sink)
                 .is_ok()
             {
                 let hits = sink.into_hits();

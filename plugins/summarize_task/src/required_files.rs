@@ -91,7 +91,7 @@ pub fn load(paths: &[String], ctx: &Ctx<'_>) -> Vec<LoadedFile> {
         if !approved {
             continue;
         }
-        let Some(text) = read_text(&verdict.absolute) else {
+        let Some(text) = read_text(ctx, &verdict) else {
             ctx.log_debug(&format!("{path}: not a readable text file, not attached"));
             continue;
         };
@@ -111,10 +111,18 @@ pub fn load(paths: &[String], ctx: &Ctx<'_>) -> Vec<LoadedFile> {
     loaded
 }
 
-/// A file's text; `None` for what cannot be read or is binary (images included, as Cline reads
-/// these files with images disallowed).
-fn read_text(absolute: &str) -> Option<String> {
-    let bytes = std::fs::read(absolute).ok()?;
+/// The largest file attached.
+const MAX_FILE_BYTES: u64 = 20 << 20;
+
+/// A file's text, reached through the workspace capability (so `.clineignore` holds for the
+/// file really opened); `None` for what cannot be read or is binary (images included, as Cline
+/// reads these files with images disallowed).
+fn read_text(ctx: &Ctx<'_>, verdict: &PathVerdict) -> Option<String> {
+    let bytes = ctx
+        .workspace()
+        .open_file(verdict)
+        .and_then(|mut file| file.read_all(MAX_FILE_BYTES))
+        .ok()?;
     if content_inspector::inspect(&bytes).is_binary() {
         return None;
     }

@@ -3,7 +3,8 @@
 //! Split in two steps so the caller can show the change (the UI event) between computing and
 //! writing, and so that nothing touches the disk unless the new content could be computed.
 
-use std::path::Path;
+use tool_api::model::PathVerdict;
+use tool_api::workspace::Workspace;
 
 use crate::content::{apply_model_fixes, final_content, for_model, strip_code_fences};
 use crate::matcher::construct_new_file_content;
@@ -47,8 +48,10 @@ pub struct EditRequest<'a> {
     pub kind: EditKind,
     /// The `diff` or `content` parameter as the model sent it.
     pub text: &'a str,
-    /// The file to change (symlinks resolved).
-    pub target: &'a Path,
+    /// The workspace the file is reached through.
+    pub workspace: &'a Workspace,
+    /// The host's verdict on the file's path (the file it really leads to is changed).
+    pub verdict: &'a PathVerdict,
     /// The path as shown to the model and the user.
     pub display: &'a str,
     /// The model's id, when the host knows it (decides Cline's non-Claude fixes).
@@ -76,13 +79,15 @@ pub enum PrepareError {
     Diff(String),
     /// The file could not be read or is not text.
     File(String),
+    /// A policy refused the file (it changed into an ignored or outside file after the check).
+    Blocked(String),
 }
 
 impl PrepareError {
     /// The message for the model.
     pub fn message(&self) -> &str {
         match self {
-            Self::Diff(message) | Self::File(message) => message,
+            Self::Diff(message) | Self::File(message) | Self::Blocked(message) => message,
         }
     }
 }
@@ -92,12 +97,18 @@ pub fn prepare(request: &EditRequest<'_>, is_final: bool) -> Result<Prepared, Pr
     let EditRequest {
         kind,
         text,
-        target,
+        workspace,
+        verdict,
         display,
         model_id,
     } = *request;
-    let existing = write::read_existing(target)
-        .map_err(|e| PrepareError::File(format!("Cannot open '{display}': {e}.")))?;
+    let existing = write::read_existing(workspace, verdict).map_err(|e| {
+        if e.is_blocked() {
+            PrepareError::Blocked(e.to_string())
+        } else {
+            PrepareError::File(format!("Cannot open '{display}': {e}."))
+        }
+    })?;
     let existed = existing.is_some();
 
     if kind != EditKind::ReplaceInFile {
@@ -138,7 +149,12 @@ cannot be applied to it. The file was not changed."
 /// Writes a prepared edit atomically and returns the result text for the model.
 pub fn commit(request: &EditRequest<'_>, prepared: &Prepared) -> Result<String, String> {
     let display = request.display;
-    write::write_atomically(request.target, prepared.new_content.as_bytes()).map_err(|e| {
+    write::write_atomically(
+        request.workspace,
+        request.verdict,
+        prepared.new_content.as_bytes(),
+    )
+    .map_err(|e| {
         let state = if prepared.existed {
             "The file was not changed."
         } else {
@@ -156,12 +172,25 @@ mod tests {
 
     use super::*;
     use std::fs;
+    use std::path::Path;
 
-    fn request<'a>(kind: EditKind, text: &'a str, target: &'a Path) -> EditRequest<'a> {
+    /// The workspace of `root` and the verdict on `relative` in it.
+    fn at(root: &Path, relative: &str) -> (Workspace, PathVerdict) {
+        let workspace = Workspace::new(root).unwrap();
+        let verdict = workspace.verdict(relative);
+        (workspace, verdict)
+    }
+
+    fn request<'a>(
+        kind: EditKind,
+        text: &'a str,
+        (workspace, verdict): &'a (Workspace, PathVerdict),
+    ) -> EditRequest<'a> {
         EditRequest {
             kind,
             text,
-            target,
+            workspace,
+            verdict,
             display: "f.txt",
             model_id: None,
         }
@@ -180,10 +209,11 @@ mod tests {
     fn a_failed_match_leaves_the_file_byte_identical() {
         let root = tempfile::tempdir().unwrap();
         let target = root.path().join("f.txt");
+        let at = at(root.path(), "f.txt");
         let original = b"alpha\r\nbeta\r\n\xef\xbb\xbf gamma\n".to_vec();
         fs::write(&target, &original).unwrap();
         let diff = "------- SEARCH\nnot there\n=======\nx\n+++++++ REPLACE";
-        let error = prepare(&request(EditKind::ReplaceInFile, diff, &target), true).unwrap_err();
+        let error = prepare(&request(EditKind::ReplaceInFile, diff, &at), true).unwrap_err();
         let expected_help = texts::diff_error("f.txt", "alpha\r\nbeta\r\n\u{FEFF} gamma\n");
         assert_eq!(
             error,
@@ -198,9 +228,9 @@ mod tests {
     #[test]
     fn a_failed_edit_of_a_missing_file_creates_nothing() {
         let root = tempfile::tempdir().unwrap();
-        let target = root.path().join("new/dir/f.txt");
+        let at = at(root.path(), "new/dir/f.txt");
         let diff = "------- SEARCH\nsomething\n=======\nx\n+++++++ REPLACE";
-        let error = prepare(&request(EditKind::ReplaceInFile, diff, &target), true).unwrap_err();
+        let error = prepare(&request(EditKind::ReplaceInFile, diff, &at), true).unwrap_err();
         assert_eq!(
             error,
             PrepareError::Diff(format!(
@@ -215,9 +245,10 @@ mod tests {
     fn an_edit_is_written_as_computed_and_reported_normalised() {
         let root = tempfile::tempdir().unwrap();
         let target = root.path().join("f.txt");
+        let at = at(root.path(), "f.txt");
         fs::write(&target, "one\r\ntwo\r\nthree\r\n").unwrap();
         let diff = "------- SEARCH\ntwo\n=======\n2\n+++++++ REPLACE";
-        let req = request(EditKind::ReplaceInFile, diff, &target);
+        let req = request(EditKind::ReplaceInFile, diff, &at);
         let prepared = prepare(&req, true).unwrap();
         assert_eq!(
             prepared,
@@ -238,7 +269,8 @@ mod tests {
     fn a_new_file_is_created_with_its_parents() {
         let root = tempfile::tempdir().unwrap();
         let target = root.path().join("src/deep/f.txt");
-        let req = request(EditKind::WriteToFile, "```rust\nfn main() {}\n```", &target);
+        let at = at(root.path(), "src/deep/f.txt");
+        let req = request(EditKind::WriteToFile, "```rust\nfn main() {}\n```", &at);
         let prepared = prepare(&req, true).unwrap();
         assert_eq!(
             prepared,
@@ -258,10 +290,11 @@ mod tests {
     fn an_empty_search_creates_a_missing_file() {
         let root = tempfile::tempdir().unwrap();
         let target = root.path().join("f.txt");
+        let at = at(root.path(), "f.txt");
         let req = request(
             EditKind::ReplaceInFile,
             "------- SEARCH\n=======\nhello\n+++++++ REPLACE",
-            &target,
+            &at,
         );
         let prepared = prepare(&req, true).unwrap();
         assert_eq!(
@@ -276,8 +309,9 @@ mod tests {
     fn an_empty_content_writes_an_empty_file() {
         let root = tempfile::tempdir().unwrap();
         let target = root.path().join("f.txt");
+        let at = at(root.path(), "f.txt");
         fs::write(&target, "old").unwrap();
-        let req = request(EditKind::WriteToFile, "", &target);
+        let req = request(EditKind::WriteToFile, "", &at);
         let prepared = prepare(&req, true).unwrap();
         let text = commit(&req, &prepared).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"");
@@ -288,9 +322,10 @@ mod tests {
     fn non_utf8_files_are_not_edited() {
         let root = tempfile::tempdir().unwrap();
         let target = root.path().join("f.txt");
+        let at = at(root.path(), "f.txt");
         fs::write(&target, b"caf\xe9\n").unwrap();
         let diff = "------- SEARCH\ncaf\n=======\ntea\n+++++++ REPLACE";
-        let error = prepare(&request(EditKind::ReplaceInFile, diff, &target), true).unwrap_err();
+        let error = prepare(&request(EditKind::ReplaceInFile, diff, &at), true).unwrap_err();
         assert_eq!(
             error,
             PrepareError::File(
@@ -304,11 +339,12 @@ mod tests {
     fn a_failed_write_reports_and_changes_nothing() {
         let root = tempfile::tempdir().unwrap();
         let target = root.path().join("f.txt");
+        let at = at(root.path(), "f.txt");
         fs::write(&target, "keep").unwrap();
         let mut permissions = fs::metadata(&target).unwrap().permissions();
         permissions.set_readonly(true);
         fs::set_permissions(&target, permissions).unwrap();
-        let req = request(EditKind::WriteToFile, "new", &target);
+        let req = request(EditKind::WriteToFile, "new", &at);
         let prepared = prepare(&req, true).unwrap();
         assert_eq!(
             commit(&req, &prepared),

@@ -27,8 +27,6 @@ pub use content::{final_content, strip_code_fences};
 pub use edit::{commit, prepare, EditKind, EditRequest, PrepareError, Prepared};
 pub use matcher::{construct_new_file_content, Replaced};
 
-use std::path::Path;
-
 use serde_json::{json, Value};
 use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::{missing, prelude::*};
@@ -119,7 +117,8 @@ impl Tool for WriteToFile {
         let request = EditRequest {
             kind,
             text: &text,
-            target: target_path(&verdict),
+            workspace: ctx.workspace(),
+            verdict: &verdict,
             display: &verdict.display,
             model_id: model_id.as_deref(),
         };
@@ -128,7 +127,11 @@ impl Tool for WriteToFile {
             if let PrepareError::Diff(_) = error {
                 ctx.say("diff_error", &verdict.display);
             }
-            ToolError::new(ToolErrorKind::FAILED, error.message())
+            let kind = match error {
+                PrepareError::Blocked(_) => ToolErrorKind::BLOCKED,
+                PrepareError::Diff(_) | PrepareError::File(_) => ToolErrorKind::FAILED,
+            };
+            ToolError::new(kind, error.message())
         })?;
         ctx.say("tool", &ui_message(&prepared, &verdict));
         let result =
@@ -174,7 +177,8 @@ impl Tool for WriteToFile {
         let request = EditRequest {
             kind,
             text: &text,
-            target: target_path(&verdict),
+            workspace: ctx.workspace(),
+            verdict: &verdict,
             display: &verdict.display,
             model_id: model_id.as_deref(),
         };
@@ -235,15 +239,6 @@ fn required_text(
 }
 
 /// Where to write: the path with symlinks resolved, so that a symlinked file is written through
-/// (the link stays a link) instead of being replaced by the rename.
-fn target_path(verdict: &PathVerdict) -> &Path {
-    if verdict.resolved.is_empty() {
-        Path::new(&verdict.absolute)
-    } else {
-        Path::new(&verdict.resolved)
-    }
-}
-
 /// The `ClineSayTool` JSON of the UI event.
 fn ui_message(prepared: &Prepared, verdict: &PathVerdict) -> String {
     json!({

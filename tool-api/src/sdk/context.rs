@@ -1,5 +1,6 @@
 //! [`Ctx`]: the host services of one call, with Rust types.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use abi_stable::std_types::{RErr, ROk, RSome, RStr};
@@ -10,11 +11,15 @@ use crate::abi::{HostRef, ToolError, ToolErrorKind};
 use crate::model::{
     ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, TaskContext, ToolContent,
 };
+use crate::workspace::Workspace;
 
 /// The host services for one call.
 pub struct Ctx<'a> {
     host: HostRef<'a>,
     task_id: String,
+    /// The task's roots, for [`Ctx::workspace`].
+    roots: TaskContext,
+    workspace: OnceLock<Workspace>,
 }
 
 fn decode<T: DeserializeOwned>(what: &str, json: &str) -> Result<T, ToolError> {
@@ -41,7 +46,30 @@ impl<'a> Ctx<'a> {
         Self {
             host,
             task_id: task.task_id.clone(),
+            roots: TaskContext {
+                cwd: task.cwd.clone(),
+                workspace_roots: task.workspace_roots.clone(),
+                ..TaskContext::default()
+            },
+            workspace: OnceLock::new(),
         }
+    }
+
+    /// The workspace capability of this call: confined access to the files of the task's
+    /// roots, with `.clineignore` applied to what is really opened. Reach a file through the
+    /// verdict the host gave for its path ([`Ctx::check_path`]):
+    ///
+    /// ```no_run
+    /// # use tool_api::sdk::prelude::*;
+    /// # fn read(ctx: &Ctx<'_>, path: &str) -> Result<Vec<u8>, ToolError> {
+    /// let verdict = ctx.check_path(path)?;
+    /// let mut file = ctx.workspace().open_file(&verdict)?;
+    /// Ok(file.read_all(1 << 20)?)
+    /// # }
+    /// ```
+    pub fn workspace(&self) -> &Workspace {
+        self.workspace
+            .get_or_init(|| Workspace::from_context(&self.roots))
     }
 
     /// Sends a complete UI event.

@@ -47,4 +47,5 @@ pub mod prelude {
         DynamicToolsQuery, PathVerdict, TaskContext, ToolContent, ToolSpec,
     };
     pub use crate::texts;
+    pub use crate::workspace::{FsError, OpenedFile, Workspace};
 }

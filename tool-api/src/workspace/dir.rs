@@ -90,6 +90,11 @@ impl<'w> Dir<'w> {
         }
     }
 
+    /// The workspace the directory belongs to.
+    pub fn workspace(&self) -> &'w Workspace {
+        self.workspace
+    }
+
     /// Where the directory really is.
     pub fn location(&self) -> &Location {
         &self.location
@@ -135,7 +140,24 @@ impl<'w> Dir<'w> {
     /// as inside the workspace, a link that leads out is [`FsError::Escaped`]; a dangling one
     /// is [`FsError::NotFound`].
     pub fn follow(&self, name: &OsStr) -> Result<Followed<'w>, FsError> {
-        let through = match &self.location {
+        let (fd, location, stat) = self.resolve_link(name)?;
+        Ok(match sys::file_type(&stat) {
+            FileType::Directory => Followed::Dir(self.child(fd, location)),
+            FileType::RegularFile => Followed::File,
+            _ => Followed::Other,
+        })
+    }
+
+    /// Follows the symbolic link `name` (as [`Dir::follow`]) to a regular file, opened for
+    /// reading.
+    pub fn open_followed(&self, name: &OsStr) -> Result<OpenedFile, FsError> {
+        let (fd, location, stat) = self.resolve_link(name)?;
+        OpenedFile::from_path_handle(fd, stat, location)
+    }
+
+    /// Opens what the link `name` leads to (`O_PATH`), locates it and checks it.
+    fn resolve_link(&self, name: &OsStr) -> Result<(OwnedFd, Location, Stat), FsError> {
+        let beneath_root = match &self.location {
             Location::Inside { root, relative } => {
                 let handle = self.workspace.root(*root).handle().map_err(FsError::Io)?;
                 sys::open_path(
@@ -149,16 +171,14 @@ impl<'w> Dir<'w> {
                 rustix::io::Errno::XDEV.raw_os_error(),
             )),
         };
-        let fd = match through {
-            Err(e) if sys::is_escape(&e) => {
-                // Out of the root (or an absolute link): resolved from `/`, then located.
-                sys::open_path(
-                    Some(self.fd.as_fd()),
-                    Path::new(name),
-                    OFlags::empty(),
-                    sys::Resolve::Anywhere,
-                )
-            }
+        let fd = match beneath_root {
+            // Out of the root (or an absolute link): resolved from here, then located.
+            Err(e) if sys::is_escape(&e) => sys::open_path(
+                Some(self.fd.as_fd()),
+                Path::new(name),
+                OFlags::empty(),
+                sys::Resolve::Anywhere,
+            ),
             other => other,
         }
         .map_err(|e| FsError::from_io(e, &self.label))?;
@@ -169,11 +189,7 @@ impl<'w> Dir<'w> {
         let stat = sys::stat(fd.as_fd()).map_err(FsError::Io)?;
         self.workspace
             .enforce(&self.label, self.inside_only, &location, &stat)?;
-        Ok(match sys::file_type(&stat) {
-            FileType::Directory => Followed::Dir(self.child(fd, location)),
-            FileType::RegularFile => Followed::File,
-            _ => Followed::Other,
-        })
+        Ok((fd, location, stat))
     }
 
     /// Opens the regular file `relative` (below this directory, no symbolic link on the way)
@@ -292,7 +308,9 @@ impl<'w> Dir<'w> {
                 Err(e) => return Err(FsError::from_io(e, &self.label)),
             }
         }
-        Err(FsError::Io(last.unwrap_or_else(|| io::Error::other("no free temporary name"))))
+        Err(FsError::Io(last.unwrap_or_else(|| {
+            io::Error::other("no free temporary name")
+        })))
     }
 }
 

@@ -24,7 +24,9 @@ impl ClineIgnore {
     /// Reads `<root>/.clineignore`. A missing or empty file blocks nothing.
     pub fn load(root: &Path) -> Self {
         match std::fs::read_to_string(root.join(FILE_NAME)) {
-            Ok(text) if !text.is_empty() => Self::from_expanded(root, &expand_includes(root, &text)),
+            Ok(text) if !text.is_empty() => {
+                Self::from_expanded(root, &expand_includes(root, &text))
+            }
             _ => Self::default(),
         }
     }
@@ -136,11 +138,15 @@ mod tests {
         assert!(ignore.allows(root, "src/main.rs"));
         assert!(ignore.allows(root, "/elsewhere/.env"));
         assert_eq!(
-            ignore.blocking_rule(Path::new("Secrets/a/b"), false).as_deref(),
+            ignore
+                .blocking_rule(Path::new("Secrets/a/b"), false)
+                .as_deref(),
             Some("secrets/")
         );
         assert_eq!(
-            ignore.blocking_rule(Path::new(".clineignore"), false).as_deref(),
+            ignore
+                .blocking_rule(Path::new(".clineignore"), false)
+                .as_deref(),
             Some(".clineignore")
         );
         assert_eq!(ignore.blocking_rule(Path::new(""), true), None);

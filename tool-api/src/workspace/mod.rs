@@ -117,9 +117,18 @@ impl Root {
     fn handle(&self) -> io::Result<&RootHandle> {
         let opened = self.handle.get_or_init(|| {
             let fd = sys::open_path(None, &self.path, OFlags::DIRECTORY, sys::Resolve::Anywhere)
-                .map_err(|e| format!("cannot open the workspace root {}: {e}", self.path.display()))?;
-            let real = sys::real_path(fd.as_fd())
-                .map_err(|e| format!("cannot locate the workspace root {}: {e}", self.path.display()))?;
+                .map_err(|e| {
+                    format!(
+                        "cannot open the workspace root {}: {e}",
+                        self.path.display()
+                    )
+                })?;
+            let real = sys::real_path(fd.as_fd()).map_err(|e| {
+                format!(
+                    "cannot locate the workspace root {}: {e}",
+                    self.path.display()
+                )
+            })?;
             Ok(RootHandle { fd, real })
         });
         opened.as_ref().map_err(|e| io::Error::other(e.clone()))
@@ -171,7 +180,10 @@ impl Workspace {
             .collect();
         if roots.is_empty() {
             let cwd = normalize(Path::new(&task.cwd));
-            let name = cwd.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = cwd
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             roots.push(Root::new(name, cwd, Arc::new(ClineIgnore::default())));
         }
         Self { roots }
@@ -229,9 +241,11 @@ impl Workspace {
         };
         let location = self.locate(&resolved);
         let typed_dir = path.ends_with('/') || path.ends_with('\\');
-        let typed_rule = self
-            .lexical_root(&absolute)
-            .and_then(|(root, rel)| self.roots[root].ignore.blocking_rule(&rel, typed_dir || is_dir));
+        let typed_rule = self.lexical_root(&absolute).and_then(|(root, rel)| {
+            self.roots[root]
+                .ignore
+                .blocking_rule(&rel, typed_dir || is_dir)
+        });
         let real_rule = match &location {
             Location::Inside { root, relative } => {
                 self.roots[*root].ignore.blocking_rule(relative, is_dir)
@@ -290,9 +304,18 @@ impl Workspace {
     /// Whether `.clineignore` blocks a location.
     pub fn is_ignored(&self, location: &Location, is_dir: bool) -> bool {
         match location {
-            Location::Inside { root, relative } => self.roots[*root].ignore.blocks(relative, is_dir),
+            Location::Inside { root, relative } => {
+                self.roots[*root].ignore.blocks(relative, is_dir)
+            }
             Location::Outside(_) => false,
         }
+    }
+
+    /// Whether `.clineignore` blocks an absolute path as written (without looking at the disk):
+    /// the check of a path as typed, for names a walk reports.
+    pub fn blocks_as_typed(&self, absolute: &Path, is_dir: bool) -> bool {
+        self.lexical_root(absolute)
+            .is_some_and(|(root, rel)| self.roots[root].ignore.blocks(&rel, is_dir))
     }
 
     /// The root an absolute lexical path is under (its configured or its real path), and the
@@ -303,7 +326,10 @@ impl Workspace {
                 return Some((i, rel.to_path_buf()));
             }
             let real = &root.handle().ok()?.real;
-            absolute.strip_prefix(real).ok().map(|rel| (i, rel.to_path_buf()))
+            absolute
+                .strip_prefix(real)
+                .ok()
+                .map(|rel| (i, rel.to_path_buf()))
         })
     }
 
@@ -445,7 +471,13 @@ impl Workspace {
         if !sys::file_type(&stat).is_dir() {
             return Err(FsError::NotADirectory);
         }
-        Ok(Dir::new(self, fd, location, verdict.inside_workspace, verdict.path.clone()))
+        Ok(Dir::new(
+            self,
+            fd,
+            location,
+            verdict.inside_workspace,
+            verdict.path.clone(),
+        ))
     }
 
     /// The directory that will hold the file a verdict names, and the file's name in it; with

@@ -66,9 +66,15 @@ fn links_to_ignored_files_are_ignored() {
     ] {
         let verdict = ws.verdict(path);
         assert!(verdict.ignored, "{path}: {verdict:?}");
-        assert!(matches!(read(&ws, path), Err(FsError::Ignored { .. })), "{path}");
+        assert!(
+            matches!(read(&ws, path), Err(FsError::Ignored { .. })),
+            "{path}"
+        );
     }
-    assert_eq!(ws.verdict("public/key").ignore_rule.as_deref(), Some("secrets/"));
+    assert_eq!(
+        ws.verdict("public/key").ignore_rule.as_deref(),
+        Some("secrets/")
+    );
 }
 
 #[test]
@@ -76,7 +82,10 @@ fn a_hard_link_to_an_ignored_file_is_ignored() {
     let t = tree(".env\n");
     fs::hard_link(t.ws.join(".env"), t.ws.join("copy.txt")).unwrap();
     let ws = Workspace::new(&t.ws).unwrap();
-    assert!(matches!(read(&ws, "copy.txt"), Err(FsError::Ignored { .. })));
+    assert!(matches!(
+        read(&ws, "copy.txt"),
+        Err(FsError::Ignored { .. })
+    ));
     fs::hard_link(t.ws.join("src/a.txt"), t.ws.join("src/b.txt")).unwrap();
     let fresh = Workspace::new(&t.ws).unwrap();
     assert_eq!(read(&fresh, "src/b.txt").unwrap(), "inside\n");
@@ -99,7 +108,10 @@ fn links_out_of_the_workspace_lead_outside() {
         inside_workspace: true,
         ..verdict
     };
-    assert!(matches!(ws.open_file(&forged), Err(FsError::Escaped { .. })));
+    assert!(matches!(
+        ws.open_file(&forged),
+        Err(FsError::Escaped { .. })
+    ));
 }
 
 #[test]
@@ -129,7 +141,10 @@ fn magic_links_are_refused() {
         let verdict = ws.verdict(&path);
         assert!(verdict.refused, "{path}: {verdict:?}");
         assert!(!verdict.inside_workspace, "{path}");
-        assert!(matches!(read(&ws, &path), Err(FsError::Refused { .. })), "{path}");
+        assert!(
+            matches!(read(&ws, &path), Err(FsError::Refused { .. })),
+            "{path}"
+        );
     }
 }
 
@@ -145,21 +160,34 @@ fn only_regular_files_are_read() {
     )
     .unwrap();
     let ws = Workspace::new(&t.ws).unwrap();
-    assert!(matches!(read(&ws, "fifo"), Err(FsError::NotRegular("a FIFO"))));
-    assert!(matches!(read(&ws, "/dev/zero"), Err(FsError::NotRegular("a device"))));
-    assert!(matches!(read(&ws, "/proc/self/status"), Err(FsError::NotRegular(_))));
+    assert!(matches!(
+        read(&ws, "fifo"),
+        Err(FsError::NotRegular("a FIFO"))
+    ));
+    assert!(matches!(
+        read(&ws, "/dev/zero"),
+        Err(FsError::NotRegular("a device"))
+    ));
+    assert!(matches!(
+        read(&ws, "/proc/self/status"),
+        Err(FsError::NotRegular(_))
+    ));
     assert!(matches!(read(&ws, "src"), Err(FsError::IsADirectory)));
     let big = fs::File::create(t.ws.join("big.png")).unwrap();
     big.set_len(2 << 30).unwrap();
     let mut file = ws.open_file(&ws.verdict("big.png")).unwrap();
-    assert!(matches!(file.read_all(1 << 20), Err(FsError::TooLarge { .. })));
+    assert!(matches!(
+        file.read_all(1 << 20),
+        Err(FsError::TooLarge { .. })
+    ));
 }
 
 #[test]
 fn writes_are_atomic_and_stay_in_their_directory() {
     let t = tree(".env\n");
     let ws = Workspace::new(&t.ws).unwrap();
-    ws.write_file(&ws.verdict("new/dir/f.txt"), b"hello").unwrap();
+    ws.write_file(&ws.verdict("new/dir/f.txt"), b"hello")
+        .unwrap();
     assert_eq!(fs::read(t.ws.join("new/dir/f.txt")).unwrap(), b"hello");
     let names: Vec<_> = fs::read_dir(t.ws.join("new/dir")).unwrap().collect();
     assert_eq!(names.len(), 1);

@@ -175,10 +175,12 @@ mod tests {
                 WorkspaceRoot {
                     name: "a".to_string(),
                     path: "/a".to_string(),
+                    clineignore: None,
                 },
                 WorkspaceRoot {
                     name: "b".to_string(),
                     path: "/b".to_string(),
+                    clineignore: None,
                 },
             ],
             ..TaskContext::default()
