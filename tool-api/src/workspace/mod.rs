@@ -235,20 +235,22 @@ impl Workspace {
     /// the workspace, and whether `.clineignore` blocks the path as typed or its target.
     pub fn verdict(&self, path: &str) -> PathVerdict {
         let absolute = self.resolve(path);
-        let (resolved, is_dir, refused) = match self.real_target(&absolute) {
-            Ok((real, is_dir)) => (real, is_dir, false),
-            Err(e) => (absolute.clone(), false, sys::is_link_refused(&e)),
+        let (resolved, refused) = match self.real_target(&absolute) {
+            Ok(real) => (real, false),
+            Err(e) => (absolute.clone(), sys::is_link_refused(&e)),
         };
         let location = self.locate(&resolved);
+        // As in Cline, a path is matched as a directory only when it is written with a trailing
+        // slash; the files below an ignored directory are matched through their parents.
         let typed_dir = path.ends_with('/') || path.ends_with('\\');
-        let typed_rule = self.lexical_root(&absolute).and_then(|(root, rel)| {
-            self.roots[root]
-                .ignore
-                .blocking_rule(&rel, typed_dir || is_dir)
-        });
+        // Backslashes count as separators for the rules, as in Cline's matcher.
+        let typed = self.resolve(&path.replace('\\', "/"));
+        let typed_rule = self
+            .lexical_root(&typed)
+            .and_then(|(root, rel)| self.roots[root].ignore.blocking_rule(&rel, typed_dir));
         let real_rule = match &location {
             Location::Inside { root, relative } => {
-                self.roots[*root].ignore.blocking_rule(relative, is_dir)
+                self.roots[*root].ignore.blocking_rule(relative, typed_dir)
             }
             Location::Outside(_) => None,
         };
@@ -349,20 +351,18 @@ impl Workspace {
     }
 
     /// Where `absolute` really leads: the real path of its longest existing prefix, followed by
-    /// the components that do not exist yet; and whether it is an existing directory.
-    fn real_target(&self, absolute: &Path) -> io::Result<(PathBuf, bool)> {
+    /// the components that do not exist yet.
+    fn real_target(&self, absolute: &Path) -> io::Result<PathBuf> {
         let mut existing = absolute.to_path_buf();
         let mut rest: Vec<OsString> = Vec::new();
         loop {
             match self.open_lexical(&existing, OFlags::empty()) {
                 Ok((fd, _)) => {
                     let mut real = sys::real_path(fd.as_fd())?;
-                    let is_dir = rest.is_empty()
-                        && sys::stat(fd.as_fd()).is_ok_and(|s| sys::file_type(&s).is_dir());
                     for part in rest.iter().rev() {
                         real.push(part);
                     }
-                    return Ok((real, is_dir));
+                    return Ok(real);
                 }
                 Err(e) if sys::is_missing(&e) || e.kind() == io::ErrorKind::PermissionDenied => {
                     match (existing.file_name().map(OsString::from), existing.parent()) {
@@ -370,7 +370,7 @@ impl Workspace {
                             rest.push(name);
                             existing = parent.to_path_buf();
                         }
-                        _ => return Ok((absolute.to_path_buf(), false)),
+                        _ => return Ok(absolute.to_path_buf()),
                     }
                 }
                 Err(e) => return Err(e),
@@ -443,7 +443,8 @@ impl Workspace {
             Location::Inside { root, relative } => {
                 let is_dir = sys::file_type(stat).is_dir();
                 let rules = &self.roots[*root].ignore;
-                let blocked = rules.blocks(relative, is_dir)
+                // Matched as the host's verdicts match (see `verdict`): as a file name.
+                let blocked = rules.blocks(relative, false)
                     || (!is_dir
                         && stat.st_nlink > 1
                         && rules.is_active()
