@@ -80,6 +80,9 @@ pub struct HookSettings {
     pub enabled: bool,
     /// An extra directory searched first (like Cline's `--hooks-dir`).
     pub dir: Option<PathBuf>,
+    /// Where the trusted workspace hook scripts are kept (see [`crate::hooks::trust`]);
+    /// default `$TOOLHOST_TRUSTED_HOOKS`, else `~/.config/toolhost/trusted-hooks.json`.
+    pub trust_file: Option<PathBuf>,
 }
 
 impl Default for HookSettings {
@@ -87,6 +90,7 @@ impl Default for HookSettings {
         Self {
             enabled: true,
             dir: None,
+            trust_file: None,
         }
     }
 }
