@@ -229,6 +229,17 @@ mod tests {
     }
 
     #[test]
+    fn hooks_name_their_trust_file() {
+        let s = Settings::from_toml("[hooks]\ntrust_file = \"/etc/toolhost/trusted-hooks.json\"\n")
+            .unwrap_or_default();
+        assert_eq!(
+            s.hooks.trust_file.as_deref(),
+            Some(Path::new("/etc/toolhost/trusted-hooks.json"))
+        );
+        assert!(s.hooks.enabled);
+    }
+
+    #[test]
     fn unknown_approval_keys_are_errors() {
         let err = Settings::from_toml("[auto_approve]\nedit_file = true\n")
             .err()
