@@ -84,6 +84,9 @@ pub enum Command {
     /// Curated plugin bundles: keys, signing, verification.
     #[command(subcommand)]
     Bundle(crate::bundle::BundleCommand),
+    /// Hook scripts: which ones a workspace would run, and trust in a workspace's own.
+    #[command(subcommand)]
+    Hooks(crate::hooks::command::HooksCommand),
 }
 
 /// Arguments of `toolhost serve`.
@@ -201,7 +204,7 @@ fn init_logging(verbose: u8) {
 /// Runs a parsed command line; `Err` is a usage error (exit 2).
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
     let plugins = match &cli.command {
-        Command::Bundle(_) => PluginSource::default(),
+        Command::Bundle(_) | Command::Hooks(_) => PluginSource::default(),
         _ => PluginSource::new(
             &cli.plugins,
             cli.bundle.as_deref(),
@@ -219,6 +222,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
     };
     match cli.command {
         Command::Bundle(command) => crate::bundle::run_command(command, cli.trusted_key.as_deref()),
+        Command::Hooks(command) => {
+            crate::hooks::command::run_command(command, cli.settings.as_deref())
+        }
         Command::Tools { json } => {
             let host = inspecting_host()?;
             print_tools(&host, json);

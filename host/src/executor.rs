@@ -22,6 +22,7 @@ use tool_api::model::{
 };
 use tool_api::texts;
 
+use crate::hooks::trust::Consent;
 use crate::hooks::{HookInput, HookName, HookOutcome, Hooks, PRE_TOOL_USE_EXEMPT};
 use crate::outcome::CallOutcome;
 use crate::parser::{coerce_to_schema, parse_arguments};
@@ -102,11 +103,7 @@ impl Host {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         );
-        let hooks = Hooks::discover(
-            config.settings.hooks.dir.as_deref(),
-            config.workspace.cwd(),
-            config.settings.hooks.enabled,
-        );
+        let hooks = Hooks::discover(&config.settings.hooks, config.workspace.cwd());
         let hook_input = HookInput {
             task_id: config.task_id.clone(),
             workspace_roots: config
@@ -411,6 +408,7 @@ impl Host {
             self.run_hook(
                 HookName::PreToolUse,
                 || json!({"toolName": name, "parameters": params}),
+                subagent,
             )
         };
         if pre.cancel {
@@ -430,15 +428,19 @@ impl Host {
         }
         if name != "attempt_completion" {
             let elapsed = started.elapsed();
-            let post = self.run_hook(HookName::PostToolUse, || {
-                json!({
-                    "toolName": name,
-                    "parameters": params,
-                    "result": content.joined_text(),
-                    "success": true,
-                    "executionTimeMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
-                })
-            });
+            let post = self.run_hook(
+                HookName::PostToolUse,
+                || {
+                    json!({
+                        "toolName": name,
+                        "parameters": params,
+                        "result": content.joined_text(),
+                        "success": true,
+                        "executionTimeMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+                    })
+                },
+                subagent,
+            );
             if post.cancel {
                 let message = post
                     .error_message
@@ -468,9 +470,26 @@ impl Host {
         }
     }
 
-    fn run_hook(&self, hook: HookName, payload: impl FnOnce() -> Value) -> HookOutcome {
-        self.hooks
-            .run(hook, &self.hook_input, payload, self.workspace.cwd())
+    /// Runs a hook's scripts. An untrusted workspace script runs with `--yes`; otherwise the
+    /// user is asked on the terminal, except during a subagent's call (subagents never ask).
+    fn run_hook(
+        &self,
+        hook: HookName,
+        payload: impl FnOnce() -> Value,
+        subagent: bool,
+    ) -> HookOutcome {
+        let consent = match self.approval {
+            ApprovalMode::ApproveAll => Consent::All,
+            ApprovalMode::Ask if !subagent => Consent::Ask(self.ui.as_ref()),
+            ApprovalMode::Ask | ApprovalMode::DenyUnlessAuto => Consent::Nobody,
+        };
+        self.hooks.run(
+            hook,
+            &self.hook_input,
+            payload,
+            self.workspace.cwd(),
+            consent,
+        )
     }
 
     fn check_required(

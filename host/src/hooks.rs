@@ -9,13 +9,25 @@
 //! call (Cline cancels the whole task), and a valid JSON answer is honoured whatever the exit
 //! code (Cline's process layer drops it on a non-zero exit, so a failing security hook could
 //! not veto). A script that fails without an answer lets the call go ahead, as in Cline.
+//!
+//! A third deviation, in favour of the user: a script from the workspace runs only once the
+//! user trusted that version of it ([`trust`]), and then from a private copy of the bytes that
+//! were checked ([`script`]).
+
+pub mod command;
+pub mod script;
+pub mod trust;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
+
+use crate::settings::HookSettings;
+use script::ScriptVersion;
+use trust::{Consent, TrustGate, TrustStore};
 
 /// How long one hook script may run.
 pub const HOOK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -79,59 +91,127 @@ pub struct HookOutcome {
     pub error_message: Option<String>,
 }
 
-/// The hook directories of a host.
-#[derive(Debug, Clone, Default)]
+/// Where a hook directory comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `[hooks] dir` of the settings.
+    Settings,
+    /// Cline's global hooks directory, `~/Documents/Cline/Hooks/`.
+    Global,
+    /// The workspace's `.clinerules/hooks/`: its scripts run only once trusted.
+    Workspace,
+}
+
+impl Origin {
+    /// How listings name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Settings => "settings",
+            Self::Global => "global",
+            Self::Workspace => "workspace",
+        }
+    }
+}
+
+/// A hook script found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookScript {
+    /// The hook it serves.
+    pub hook: HookName,
+    /// Its path, as found (not canonical).
+    pub path: PathBuf,
+    /// Its directory's origin.
+    pub origin: Origin,
+}
+
+/// The hook directories of a host, and the trust in its workspace scripts.
+#[derive(Debug, Default)]
 pub struct Hooks {
-    dirs: Vec<PathBuf>,
+    dirs: Vec<(PathBuf, Origin)>,
+    trust: TrustGate,
 }
 
 impl Hooks {
-    /// Hooks from `runtime_dir` (`--hooks-dir`), the global Cline hooks directory and the
-    /// workspace's `.clinerules/hooks/`; none when `enabled` is false.
-    pub fn discover(runtime_dir: Option<&Path>, workspace_root: &Path, enabled: bool) -> Self {
-        if !enabled {
+    /// Hooks from `[hooks] dir`, the global Cline hooks directory and the workspace's
+    /// `.clinerules/hooks/`; none when the settings disable them.
+    pub fn discover(settings: &HookSettings, workspace_root: &Path) -> Self {
+        if !settings.enabled {
             return Self::default();
         }
         let mut dirs = Vec::new();
-        dirs.extend(runtime_dir.map(Path::to_path_buf));
+        dirs.extend(settings.dir.clone().map(|d| (d, Origin::Settings)));
         if let Some(home) = std::env::var_os("HOME") {
-            dirs.push(PathBuf::from(home).join("Documents/Cline/Hooks"));
+            dirs.push((
+                PathBuf::from(home).join("Documents/Cline/Hooks"),
+                Origin::Global,
+            ));
         }
-        dirs.push(workspace_root.join(".clinerules/hooks"));
-        dirs.retain(|d| d.is_dir());
-        Self { dirs }
+        dirs.push((workspace_root.join(".clinerules/hooks"), Origin::Workspace));
+        dirs.retain(|(d, _)| d.is_dir());
+        // A workspace directory the user also named as a global one is theirs: it runs once,
+        // as global (no trust needed).
+        let global: Vec<PathBuf> = dirs
+            .iter()
+            .filter(|(_, origin)| *origin != Origin::Workspace)
+            .filter_map(|(d, _)| d.canonicalize().ok())
+            .collect();
+        dirs.retain(|(d, origin)| {
+            *origin != Origin::Workspace || d.canonicalize().map_or(true, |c| !global.contains(&c))
+        });
+        Self {
+            dirs,
+            trust: TrustGate::new(TrustStore::from_settings(settings)),
+        }
     }
 
     /// The scripts for `hook`: regular, executable files named after it.
-    pub fn scripts(&self, hook: HookName) -> Vec<PathBuf> {
+    pub fn scripts(&self, hook: HookName) -> Vec<HookScript> {
         use std::os::unix::fs::PermissionsExt;
         self.dirs
             .iter()
-            .map(|dir| dir.join(hook.as_str()))
-            .filter(|path| {
-                std::fs::metadata(path)
+            .map(|(dir, origin)| HookScript {
+                hook,
+                path: dir.join(hook.as_str()),
+                origin: *origin,
+            })
+            .filter(|script| {
+                std::fs::metadata(&script.path)
                     .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
             })
             .collect()
     }
 
-    /// Runs every script of `hook` in parallel and merges their answers. `payload` is built
-    /// only when a script exists: most calls have none, and the payload copies the parameters.
+    /// The trust in workspace scripts.
+    pub fn trust(&self) -> &TrustGate {
+        &self.trust
+    }
+
+    /// Runs every script of `hook` that may run in parallel and merges their answers.
+    /// Workspace scripts run only when trusted or approved (`consent`). `payload` is built only
+    /// when a script runs: most calls have none, and the payload copies the parameters.
     pub fn run(
         &self,
         hook: HookName,
         base: &HookInput,
         payload: impl FnOnce() -> Value,
         cwd: &Path,
+        consent: Consent<'_>,
     ) -> HookOutcome {
         // Looked for on every call, so that a script added during a task counts.
         let scripts = self.scripts(hook);
         if scripts.is_empty() {
             return HookOutcome::default();
         }
+        let runnable: Vec<Runnable> = scripts
+            .into_iter()
+            .filter_map(|script| self.runnable(script, consent))
+            .collect();
+        if runnable.is_empty() {
+            return HookOutcome::default();
+        }
         let input = base.document(hook, payload()).to_string();
         let answers: Vec<Option<Answer>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = scripts
+            let handles: Vec<_> = runnable
                 .iter()
                 .map(|script| scope.spawn(|| run_script(script, &input, cwd)))
                 .collect();
@@ -141,6 +221,38 @@ impl Hooks {
                 .collect()
         });
         merge(hook, answers.into_iter().flatten())
+    }
+
+    /// What runs of `script`: a global one by its path; a workspace one as the bytes read now,
+    /// if that version may run. Decided before any script starts, one script at a time.
+    fn runnable(&self, script: HookScript, consent: Consent<'_>) -> Option<Runnable> {
+        if script.origin != Origin::Workspace {
+            return Some(Runnable::Path(script.path));
+        }
+        let version = ScriptVersion::read(&script.path)
+            .map_err(|e| tracing::warn!(target: "toolhost::hooks", "cannot read hook {}: {e}", script.path.display()))
+            .ok()?;
+        self.trust
+            .allows(&version, consent)
+            .then_some(Runnable::Copy(version))
+    }
+}
+
+/// A script about to run.
+enum Runnable {
+    /// A global script, run where it is.
+    Path(PathBuf),
+    /// A workspace script's checked bytes, run from a private copy.
+    Copy(ScriptVersion),
+}
+
+impl Runnable {
+    /// The script's path for messages.
+    fn path(&self) -> &Path {
+        match self {
+            Self::Path(path) => path,
+            Self::Copy(version) => &version.path,
+        }
     }
 }
 
@@ -180,17 +292,26 @@ struct Answer {
     error_message: Option<String>,
 }
 
-fn run_script(script: &Path, input: &str, cwd: &Path) -> Option<Answer> {
+fn run_script(script: &Runnable, input: &str, cwd: &Path) -> Option<Answer> {
     use std::os::unix::process::CommandExt;
-    let mut child = Command::new(script)
+    let warn_start = |e: std::io::Error| tracing::warn!(target: "toolhost::hooks", "cannot start hook {}: {e}", script.path().display());
+    // Kept until the script has exited: its interpreter opens the copy by name.
+    let copy;
+    let program = match script {
+        Runnable::Path(path) => path.as_path(),
+        Runnable::Copy(version) => {
+            copy = version.private_copy().map_err(warn_start).ok()?;
+            copy.path()
+        }
+    };
+    let mut command = Command::new(program);
+    command
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| tracing::warn!(target: "toolhost::hooks", "cannot start hook {}: {e}", script.display()))
-        .ok()?;
+        .process_group(0);
+    let mut child = spawn(&mut command).map_err(warn_start).ok()?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(input.as_bytes());
     }
@@ -213,7 +334,7 @@ fn run_script(script: &Path, input: &str, cwd: &Path) -> Option<Answer> {
                     target: "toolhost::hooks",
                     "Hook execution timed out after {}ms. The hook script at '{}' took too long to complete.",
                     HOOK_TIMEOUT.as_millis(),
-                    script.display()
+                    script.path().display()
                 );
                 return None;
             }
@@ -224,9 +345,24 @@ fn run_script(script: &Path, input: &str, cwd: &Path) -> Option<Answer> {
     let output = String::from_utf8_lossy(&reader.join().ok()?).into_owned();
     let answer = parse_answer(&output);
     if answer.is_none() {
-        tracing::debug!(target: "toolhost::hooks", "hook {} gave no JSON answer", script.display());
+        tracing::debug!(target: "toolhost::hooks", "hook {} gave no JSON answer", script.path().display());
     }
     answer
+}
+
+/// Starts `command`, again after a moment if the executable is busy: a process another thread
+/// forks while a private copy is still open for writing holds that descriptor until it execs.
+fn spawn(command: &mut Command) -> std::io::Result<Child> {
+    let mut attempt = 0;
+    loop {
+        match command.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && attempt < 5 => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(5 * attempt));
+            }
+            result => return result,
+        }
+    }
 }
 
 /// The answer in a script's stdout: the whole output as JSON, else the last balanced `{…}`.
@@ -352,5 +488,27 @@ mod tests {
             wrap_context(HookName::PostToolUse, "plain note"),
             "<hook_context source=\"PostToolUse\" type=\"general\">\nplain note\n</hook_context>"
         );
+    }
+
+    #[test]
+    fn a_workspace_script_runs_as_it_was_read_not_as_it_is_now() -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("PreToolUse");
+        std::fs::write(
+            &path,
+            "#!/bin/sh\necho '{\"contextModification\": \"checked\"}'\n",
+        )?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        let version = ScriptVersion::read(&path)?;
+        // Replaced between the check and the run: what runs is still what was checked.
+        std::fs::write(&path, "#!/bin/sh\necho '{\"cancel\": true}'\n")?;
+        let answer = run_script(&Runnable::Copy(version), "{}", dir.path());
+        let answer = answer.unwrap_or_default();
+        assert!(!answer.cancel);
+        assert_eq!(answer.context.as_deref(), Some("checked"));
+        let now = run_script(&Runnable::Path(path), "{}", dir.path()).unwrap_or_default();
+        assert!(now.cancel);
+        Ok(())
     }
 }

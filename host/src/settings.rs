@@ -80,6 +80,9 @@ pub struct HookSettings {
     pub enabled: bool,
     /// An extra directory searched first (like Cline's `--hooks-dir`).
     pub dir: Option<PathBuf>,
+    /// Where the trusted workspace hook scripts are kept (see [`crate::hooks::trust`]);
+    /// default `$TOOLHOST_TRUSTED_HOOKS`, else `~/.config/toolhost/trusted-hooks.json`.
+    pub trust_file: Option<PathBuf>,
 }
 
 impl Default for HookSettings {
@@ -87,6 +90,7 @@ impl Default for HookSettings {
         Self {
             enabled: true,
             dir: None,
+            trust_file: None,
         }
     }
 }
@@ -222,6 +226,17 @@ mod tests {
         assert!(s.auto_approve.edit_files);
         assert_eq!(s.lookup("model.supports_images"), Some(&Value::Bool(false)));
         assert_eq!(s.lookup("model.nope"), None);
+    }
+
+    #[test]
+    fn hooks_name_their_trust_file() {
+        let s = Settings::from_toml("[hooks]\ntrust_file = \"/etc/toolhost/trusted-hooks.json\"\n")
+            .unwrap_or_default();
+        assert_eq!(
+            s.hooks.trust_file.as_deref(),
+            Some(Path::new("/etc/toolhost/trusted-hooks.json"))
+        );
+        assert!(s.hooks.enabled);
     }
 
     #[test]

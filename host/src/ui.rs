@@ -51,6 +51,7 @@ impl Ui for TerminalUi {
         let mut stderr = std::io::stderr().lock();
         let prompt = match kind {
             "followup" => "Your answer: ",
+            "hook" => "[y/N]: ",
             _ => "Approve? [y/N, or type feedback to deny with it]: ",
         };
         let _ = write!(stderr, "\n[{kind}] {text}\n{prompt}");

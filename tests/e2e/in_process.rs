@@ -58,13 +58,30 @@ pub fn host(plugin_dir: &Path, cwd: &Path) -> (Arc<Host>, RecordingUi) {
 /// A host over `plugin_dir` with the workspace `cwd`, the given settings and no user.
 pub fn host_with(plugin_dir: &Path, cwd: &Path, settings: Settings) -> (Arc<Host>, RecordingUi) {
     let ui = RecordingUi::default();
-    let host = Host::new(HostConfig {
+    let host = host_asking(
+        plugin_dir,
+        cwd,
+        settings,
+        ApprovalMode::DenyUnlessAuto,
+        Box::new(ui.clone()),
+    );
+    (host, ui)
+}
+
+/// A host over `plugin_dir` with the workspace `cwd`, the given settings, approval mode and UI.
+pub fn host_asking(
+    plugin_dir: &Path,
+    cwd: &Path,
+    settings: Settings,
+    approval: ApprovalMode,
+    ui: Box<dyn Ui>,
+) -> Arc<Host> {
+    Host::new(HostConfig {
         plugin_dirs: vec![plugin_dir.to_path_buf()],
         workspace: Workspace::new(cwd).expect("a workspace"),
         settings,
-        approval: ApprovalMode::DenyUnlessAuto,
-        ui: Box::new(ui.clone()),
+        approval,
+        ui,
         task_id: "test-task".to_string(),
-    });
-    (host, ui)
+    })
 }

@@ -167,7 +167,8 @@ impl Run {
 }
 
 /// A `toolhost` command isolated from the user's environment: no settings file, no plugin
-/// path from the environment, no terminal.
+/// path or trusted hooks from the environment (the trust file defaults to the temporary config
+/// directory), no terminal.
 pub fn toolhost() -> Command {
     static CONFIG_HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
     let config_home = CONFIG_HOME.get_or_init(|| tempfile::tempdir().expect("temp dir"));
@@ -176,6 +177,7 @@ pub fn toolhost() -> Command {
         .env_remove("TOOLHOST_PLUGIN_PATH")
         .env_remove("TOOLHOST_SETTINGS")
         .env_remove("TOOLHOST_PLUGIN_INDEX")
+        .env_remove("TOOLHOST_TRUSTED_HOOKS")
         .env_remove("TOOLHOST_LOG")
         .env_remove("RUST_BACKTRACE")
         .env("XDG_CONFIG_HOME", config_home.path())
