@@ -226,12 +226,12 @@ pub struct Case {
     pub expect: Value,
 }
 
-/// The conformance directory: `$TOOLHOST_CONFORMANCE_DIR`, else `../shared/conformance`
-/// beside the workspace.
+/// The conformance directory: `$TOOLHOST_CONFORMANCE_DIR`, else the repository's copy in
+/// `tests/conformance/`.
 pub fn conformance_dir() -> PathBuf {
     std::env::var_os("TOOLHOST_CONFORMANCE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/conformance"))
+        .unwrap_or_else(|| workspace_root().join("tests/conformance"))
 }
 
 /// Every case of `<area>.jsonl`. A missing file fails the test: cases are never skipped.

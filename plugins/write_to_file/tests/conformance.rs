@@ -1,8 +1,8 @@
 //! Runs every case of the shared conformance vectors `replace_in_file.jsonl` against the pure
 //! SEARCH/REPLACE matcher.
 //!
-//! The data lives in `$TOOLHOST_CONFORMANCE_DIR`, or else in `shared/conformance/` next to the
-//! workspace. A missing or unreadable file fails the test: it is never skipped.
+//! The data lives in the repository's `tests/conformance/` (or `$TOOLHOST_CONFORMANCE_DIR`). A
+//! missing or unreadable file fails the test: it is never skipped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -20,7 +20,7 @@ fn conformance_file(name: &str) -> PathBuf {
     let dir = std::env::var_os("TOOLHOST_CONFORMANCE_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance")
         });
     dir.join(name)
 }

@@ -405,6 +405,19 @@ impl CreatedDirs {
     }
 }
 
+/// Whether a location is inside the `.git` directory of a root (or of a repository nested in
+/// it): hooks and configuration there run code, so the file tools never write there.
+fn is_in_git_dir(location: &Location) -> bool {
+    match location {
+        Location::Inside { relative, .. } => relative
+            .parent()
+            .into_iter()
+            .flat_map(Path::components)
+            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git")),
+        Location::Outside(_) => false,
+    }
+}
+
 /// See [`Workspace::parent_dir`].
 pub(super) fn parent_dir<'w>(
     workspace: &'w Workspace,
@@ -477,9 +490,16 @@ pub(super) fn parent_dir<'w>(
             }
         }
     }
-    if workspace.is_ignored(&dir.location.join(name), false) {
+    let target = dir.location.join(name);
+    if workspace.is_ignored(&target, false) {
         created.remove();
         return Err(FsError::Ignored {
+            path: verdict.path.clone(),
+        });
+    }
+    if is_in_git_dir(&target) {
+        created.remove();
+        return Err(FsError::Protected {
             path: verdict.path.clone(),
         });
     }

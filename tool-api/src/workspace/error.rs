@@ -39,6 +39,12 @@ pub enum FsError {
         /// The path as the model gave it.
         path: String,
     },
+    /// It is inside a root's `.git` directory, which the file tools never write: its hooks
+    /// and configuration run code whenever git runs.
+    Protected {
+        /// The path as the model gave it.
+        path: String,
+    },
     /// Any other failure of the system.
     Io(io::Error),
 }
@@ -53,7 +59,10 @@ impl FsError {
     pub fn is_blocked(&self) -> bool {
         matches!(
             self,
-            Self::Ignored { .. } | Self::Escaped { .. } | Self::Refused { .. }
+            Self::Ignored { .. }
+                | Self::Escaped { .. }
+                | Self::Refused { .. }
+                | Self::Protected { .. }
         )
     }
 
@@ -97,6 +106,10 @@ impl std::fmt::Display for FsError {
             Self::Refused { path } => write!(
                 f,
                 "{path} goes through a /proc or /dev/fd magic link or a symbolic link loop, which are never followed."
+            ),
+            Self::Protected { path } => write!(
+                f,
+                "{path} is inside the repository's .git directory, which file tools do not change (its hooks and configuration run code when git runs). Use git commands to change the repository."
             ),
             Self::Io(e) => write!(f, "{e}"),
         }

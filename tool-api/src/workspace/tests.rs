@@ -211,6 +211,22 @@ fn writes_are_atomic_and_stay_in_their_directory() {
 }
 
 #[test]
+fn nothing_is_written_inside_git() {
+    let t = tree("");
+    fs::create_dir_all(t.ws.join(".git/hooks")).unwrap();
+    let ws = Workspace::new(&t.ws).unwrap();
+    for path in [".git/hooks/pre-commit", ".git/config", "sub/.GIT/config"] {
+        assert!(
+            matches!(ws.write_file(&ws.verdict(path), b"x"), Err(FsError::Protected { .. })),
+            "{path}"
+        );
+    }
+    assert!(!t.ws.join(".git/hooks/pre-commit").exists());
+    assert!(!t.ws.join("sub").exists());
+    ws.write_file(&ws.verdict(".gitignore"), b"target\n").unwrap();
+}
+
+#[test]
 fn directories_are_listed_through_their_handle() {
     let t = tree("");
     symlink(&t.outside, t.ws.join("out")).unwrap();

@@ -8,6 +8,7 @@ mod hotswap;
 mod list;
 mod mcp;
 mod memory;
+mod paths;
 mod search;
 mod startup;
 
@@ -26,6 +27,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             list::list()?,
             dispatch::dispatch()?,
             memory::memory()?,
+            paths::paths()?,
         ],
         Some("startup") => vec![startup::startup()?],
         Some("search") => vec![search::search()?],
@@ -34,9 +36,10 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
         Some("list") => vec![list::list()?],
         Some("dispatch") => vec![dispatch::dispatch()?],
         Some("memory") => vec![memory::memory()?],
+        Some("paths") => vec![paths::paths()?],
         Some(other) => {
             return Err(format!(
-                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory)"
+                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths)"
             ))
         }
     };
