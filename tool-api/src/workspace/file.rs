@@ -56,6 +56,8 @@ impl OpenedFile {
     }
 
     /// The modification time, in milliseconds since the epoch.
+    // The stat fields' types differ between architectures.
+    #[allow(clippy::useless_conversion)]
     pub fn modified_ms(&self) -> u64 {
         let secs = u64::try_from(self.stat.st_mtime).unwrap_or(0);
         let nanos = u64::try_from(self.stat.st_mtime_nsec).unwrap_or(0);

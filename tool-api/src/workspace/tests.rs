@@ -153,7 +153,7 @@ fn only_regular_files_are_read() {
     let t = tree("");
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &t.ws.join("fifo"),
+        t.ws.join("fifo"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o600),
         0,
