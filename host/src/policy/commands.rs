@@ -1,8 +1,10 @@
 //! `CLINE_COMMAND_PERMISSIONS`: which commands `execute_command` may run.
 //!
 //! The variable holds JSON: `{"allow": [patterns], "deny": [patterns], "allowRedirects": bool}`.
-//! Unset, empty, invalid JSON or `null` mean no restriction at all. A pattern matches a whole
-//! command, `*` standing for any characters and `?` for one (see [`Pattern`]).
+//! Unset, empty or `null` mean no restriction at all. A value that is not such an object (not
+//! JSON, an array, `allow` that is not an array of strings…) refuses every command, naming the
+//! problem (`invalid_config`; Cline ignores such a value). A pattern matches a whole command,
+//! `*` standing for any characters and `?` for one (see [`Pattern`]).
 //!
 //! A command is checked in two stages, and refused if either refuses it:
 //!
@@ -17,8 +19,14 @@
 //!    with a directory, `/bin/rm`). Every command found must pass the deny rules (an expansion
 //!    counts as "anything", so `rm $FLAGS /` meets `rm -rf *`) and, if there is an allow list,
 //!    the allow rules; a command whose name is only known at run time (`$CMD`, `bash -c "$X"`)
-//!    is refused as `dynamic_command`. Cline let all of these through; the port refuses them
-//!    (`stricter_than_cline` in the verdict).
+//!    is refused as `dynamic_command`. Options that run code or write files (`git -c`,
+//!    `sed -i`, `find -exec`, module `risky`) count as commands of their own: an allow pattern
+//!    must name them literally (`risky_option`), and deny rules see them. Cline let all of these
+//!    through; the port refuses them (`stricter_than_cline` in the verdict).
+//!
+//! Constructs whose effect cannot be computed before they run (`${x@P}`, `$((y))` with a
+//! variable, `${!name}`, module `expansions`) are refused as `unsafe_expansion` whenever the
+//! variable is set.
 //!
 //! The check fails closed: a command the parser cannot read, or one nested beyond reason, is
 //! refused (`shell_operator_detected` with the operator `parse_error`, the code Cline itself
@@ -35,8 +43,11 @@
 //! ```
 
 mod cline;
+mod expansions;
 mod found;
 mod pattern;
+mod risky;
+mod scripts;
 mod shell;
 mod wrappers;
 
@@ -81,6 +92,15 @@ pub enum Reason {
     SegmentNoMatch,
     /// A command whose name or code is only known at run time (this port's addition).
     DynamicCommand,
+    /// A construct whose effect cannot be computed before it runs: prompt expansion,
+    /// indirection, arithmetic on variables (this port's addition).
+    UnsafeExpansion,
+    /// An option that runs code or writes files that no allow pattern names (this port's
+    /// addition).
+    RiskyOption,
+    /// `CLINE_COMMAND_PERMISSIONS` is malformed: every command is refused (this port's
+    /// addition; Cline ignores such a value).
+    InvalidConfig,
 }
 
 impl Reason {
@@ -96,6 +116,9 @@ impl Reason {
             Self::SegmentDenied => "segment_denied",
             Self::SegmentNoMatch => "segment_no_match",
             Self::DynamicCommand => "dynamic_command",
+            Self::UnsafeExpansion => "unsafe_expansion",
+            Self::RiskyOption => "risky_option",
+            Self::InvalidConfig => "invalid_config",
         }
     }
 }
@@ -117,49 +140,44 @@ impl Rules {
     }
 }
 
-/// The command permissions of a process: no restriction, or a set of rules.
+/// The command permissions of a process: no restriction, a set of rules, or a malformed value
+/// that refuses everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CommandPermissions {
     rules: Option<Rules>,
+    /// What is wrong with a malformed value.
+    problem: Option<String>,
 }
 
 impl CommandPermissions {
-    /// Parses a value of [`ENV_VAR`] (`None` when unset), as Cline does: an empty value,
-    /// invalid JSON or `null` configure nothing; any other JSON configures what its `allow`,
-    /// `deny` (arrays) and `allowRedirects` (boolean) say, ignoring fields of other types.
-    /// Array entries that are not strings match nothing (Cline fails on them).
+    /// Parses a value of [`ENV_VAR`] (`None` when unset). An empty value or `null` configure
+    /// nothing, as in Cline. An object configures what its `allow`, `deny` (arrays of strings)
+    /// and `allowRedirects` (a boolean) say; other keys are ignored. Anything else (not JSON,
+    /// not an object, a field of another type) is malformed and refuses every command: Cline
+    /// then restricts nothing, which would silently drop the rules someone meant to set.
     pub fn from_value(value: Option<&str>) -> Self {
         let Some(text) = value.filter(|t| !t.is_empty()) else {
             return Self::default();
         };
-        let json = match serde_json::from_str::<Value>(text) {
-            Ok(Value::Null) => return Self::default(),
-            Ok(json) => json,
-            Err(e) => {
-                tracing::warn!("{ENV_VAR} is not valid JSON ({e}); commands are not restricted");
-                return Self::default();
+        match parse_rules(text) {
+            Ok(rules) => Self {
+                rules,
+                problem: None,
+            },
+            Err(problem) => {
+                let problem = format!("{problem}; every command is refused until it is fixed");
+                tracing::warn!("{problem}");
+                Self {
+                    rules: None,
+                    problem: Some(problem),
+                }
             }
-        };
-        let patterns = |key: &str| -> Vec<Pattern> {
-            json.get(key)
-                .and_then(Value::as_array)
-                .map(|list| {
-                    list.iter()
-                        .map(|entry| match entry {
-                            Value::String(text) => Pattern::new(text),
-                            other => Pattern::never(&other.to_string()),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        Self {
-            rules: Some(Rules {
-                allow: patterns("allow"),
-                deny: patterns("deny"),
-                allow_redirects: json.get("allowRedirects").and_then(Value::as_bool) == Some(true),
-            }),
         }
+    }
+
+    /// What is wrong with a malformed value, when it is.
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
     }
 
     /// Reads [`ENV_VAR`] from this process's environment.
@@ -175,9 +193,10 @@ impl CommandPermissions {
         GLOBAL.get_or_init(Self::from_env)
     }
 
-    /// Whether permissions are configured (even without rules, redirects are then refused).
+    /// Whether permissions are configured (even without rules, redirects are then refused; a
+    /// malformed value counts).
     pub fn is_configured(&self) -> bool {
-        self.rules.is_some()
+        self.rules.is_some() || self.problem.is_some()
     }
 
     /// The rules, when configured.
@@ -187,6 +206,27 @@ impl CommandPermissions {
 
     /// Checks a command without running anything.
     pub fn check(&self, command: &str) -> CommandVerdict {
+        self.run_check(command, None)
+    }
+
+    /// Checks a command and tells how: what each stage found and which rule decided.
+    pub fn explain(&self, command: &str) -> (CommandVerdict, Trace) {
+        let mut trace = Trace::default();
+        let verdict = self.run_check(command, Some(&mut trace));
+        (verdict, trace)
+    }
+
+    fn run_check(&self, command: &str, trace: Option<&mut Trace>) -> CommandVerdict {
+        if let Some(problem) = &self.problem {
+            return CommandVerdict::denied(
+                command,
+                Denial {
+                    detail: Some(problem.clone()),
+                    stricter: true,
+                    ..Denial::new(Reason::InvalidConfig)
+                },
+            );
+        }
         let Some(rules) = &self.rules else {
             return CommandVerdict::allowed(Reason::NoConfig);
         };
@@ -196,16 +236,91 @@ impl CommandPermissions {
             std::thread::Builder::new()
                 .name("command-check".to_string())
                 .stack_size(CHECK_STACK_BYTES)
-                .spawn_scoped(scope, || evaluate(rules, command))
+                .spawn_scoped(scope, || {
+                    let mut local = trace.is_some().then(Trace::default);
+                    let denial = evaluate(rules, command, local.as_mut());
+                    (denial, local)
+                })
                 .ok()
                 .and_then(|handle| handle.join().ok())
         });
         match outcome {
-            Some(None) => CommandVerdict::allowed(Reason::Allowed),
-            Some(Some(denial)) => CommandVerdict::denied(command, denial),
+            Some((denial, local)) => {
+                if let (Some(trace), Some(local)) = (trace, local) {
+                    *trace = local;
+                }
+                match denial {
+                    None => CommandVerdict::allowed(Reason::Allowed),
+                    Some(denial) => CommandVerdict::denied(command, denial),
+                }
+            }
             // The check itself failed: refuse.
             None => CommandVerdict::denied(command, Denial::unparsable()),
         }
+    }
+}
+
+/// Reads a configuration: `None` for `null`, the rules of an object, or what is wrong.
+fn parse_rules(text: &str) -> Result<Option<Rules>, String> {
+    let json = serde_json::from_str::<Value>(text)
+        .map_err(|e| format!("{ENV_VAR} is not valid JSON ({e})"))?;
+    let object = match json {
+        Value::Null => return Ok(None),
+        Value::Object(object) => object,
+        other => {
+            return Err(format!(
+                "{ENV_VAR} is not a JSON object (it is {})",
+                kind(&other)
+            ))
+        }
+    };
+    let patterns = |key: &str| -> Result<Vec<Pattern>, String> {
+        match object.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(list)) => list
+                .iter()
+                .enumerate()
+                .map(|(i, entry)| match entry {
+                    Value::String(text) => Ok(Pattern::new(text)),
+                    other => Err(format!(
+                        "`{key}` in {ENV_VAR} is not an array of strings (entry {} is {})",
+                        i + 1,
+                        kind(other)
+                    )),
+                })
+                .collect(),
+            Some(other) => Err(format!(
+                "`{key}` in {ENV_VAR} is not an array of strings (it is {})",
+                kind(other)
+            )),
+        }
+    };
+    let allow_redirects = match object.get("allowRedirects") {
+        None => false,
+        Some(Value::Bool(value)) => *value,
+        Some(other) => {
+            return Err(format!(
+                "`allowRedirects` in {ENV_VAR} is not a boolean (it is {})",
+                kind(other)
+            ))
+        }
+    };
+    Ok(Some(Rules {
+        allow: patterns("allow")?,
+        deny: patterns("deny")?,
+        allow_redirects,
+    }))
+}
+
+/// A JSON value's kind, for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -253,8 +368,13 @@ impl CommandVerdict {
                     .as_deref()
                     .map(|p| format!(" (matched pattern: {p})"))
                     .unwrap_or_default();
+                let detail = denial
+                    .detail
+                    .as_deref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default();
                 format!(
-                    "Command \"{command}\" was denied by {ENV_VAR}. Reason: {}{pattern}",
+                    "Command \"{command}\" was denied by {ENV_VAR}. Reason: {}{pattern}{detail}",
                     denial.reason.as_str()
                 )
             }
@@ -278,6 +398,8 @@ pub(crate) struct Denial {
     matched_pattern: Option<String>,
     failed_segment: Option<String>,
     detected_operator: Option<String>,
+    /// More about the refusal, for the message (what is wrong with the configuration).
+    detail: Option<String>,
     stricter: bool,
 }
 
@@ -288,6 +410,7 @@ impl Denial {
             matched_pattern: None,
             failed_segment: None,
             detected_operator: None,
+            detail: None,
             stricter: false,
         }
     }
@@ -310,8 +433,47 @@ impl Denial {
     }
 }
 
-/// Both stages of the check; `None` when the command may run.
-fn evaluate(rules: &Rules, command: &str) -> Option<Denial> {
+/// How a check went, for `toolhost policy check-command`: what each stage looked at and what
+/// it said.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Trace {
+    /// Cline's segments and their outcome.
+    pub segments: Vec<CheckedPart>,
+    /// The commands the stricter stage found and their outcome.
+    pub commands: Vec<CheckedPart>,
+    /// Constructs refused as `unsafe_expansion`.
+    pub unsafe_constructs: Vec<UnsafeConstruct>,
+}
+
+/// One segment or command, as checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckedPart {
+    /// Its text.
+    pub command: String,
+    /// `allow_and_deny`, or `deny_only` for code that only might run (inside quotes).
+    pub checked_with: &'static str,
+    /// The allow pattern that matched it, when there is an allow list.
+    pub allowed_by: Option<String>,
+    /// `None` when it passed; else the reason it was refused for.
+    pub refused: Option<Reason>,
+    /// The deny pattern that matched, when one did.
+    pub denied_by: Option<String>,
+    /// Its options that run code or write files (`-c`, `--output`…).
+    pub risky_options: Vec<String>,
+}
+
+/// A construct refused as `unsafe_expansion`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnsafeConstruct {
+    /// The part of the command.
+    pub construct: String,
+    /// What it is (`@P`, `$((`…).
+    pub operator: String,
+}
+
+/// Both stages of the check; `None` when the command may run. With a trace, every part is
+/// checked and recorded; the verdict is the same (the first refusal).
+fn evaluate(rules: &Rules, command: &str, mut trace: Option<&mut Trace>) -> Option<Denial> {
     if let Some(operator) = cline::dangerous_char(command) {
         return Some(Denial {
             detected_operator: Some(operator.to_string()),
@@ -323,56 +485,155 @@ fn evaluate(rules: &Rules, command: &str) -> Option<Denial> {
     }
     // Cline treats a tokenizer failure (`${` cut by a space) as a command with no segments,
     // which it allows; the port then relies on its own analysis alone.
+    let mut first = None;
     if let Ok(tokens) = cline::tokenize(command) {
-        if let Some(denial) = cline::validate(&cline::segments(&tokens), rules) {
-            return Some(denial);
+        let parsed = cline::segments(&tokens);
+        first = cline::validate(&parsed, rules);
+        if let Some(trace) = trace.as_deref_mut() {
+            trace.segments = cline::explain(&parsed, rules);
+        }
+        if first.is_some() && trace.is_none() {
+            return first;
         }
     }
-    match shell::analyze(command) {
-        Ok(analysis) => check_analysis(&analysis, rules),
+    let second = match shell::analyze(command) {
+        Ok(analysis) => check_analysis(&analysis, rules, trace),
         Err(shell::Unparsable(reason)) => {
             tracing::debug!(target: "toolhost::policy", "command refused, it does not parse: {reason}");
             Some(Denial::unparsable())
         }
-    }
+    };
+    first.or(second)
 }
 
-/// The stricter stage: every command that would run must pass the rules.
-fn check_analysis(analysis: &shell::Analysis, rules: &Rules) -> Option<Denial> {
+/// The stricter stage: every command that would run must pass the rules, and no construct
+/// whose effect cannot be computed may appear.
+fn check_analysis(
+    analysis: &shell::Analysis,
+    rules: &Rules,
+    mut trace: Option<&mut Trace>,
+) -> Option<Denial> {
     if analysis.redirects && !rules.allow_redirects {
         return Some(Denial::stricter(Reason::RedirectDetected, None, None));
     }
-    if rules.is_empty() {
-        return None;
-    }
-    for found in &analysis.commands {
-        let segment = Some(found.display());
-        let full = found.strength == shell::Strength::Full;
-        let dynamic_name = found.words.first().is_none_or(|w| w.dynamic);
-        if full && (found.opaque || dynamic_name) {
-            return Some(Denial::stricter(Reason::DynamicCommand, segment, None));
-        }
-        let has_directory = !dynamic_name && found.words[0].text().contains('/');
-        let template = found.template(false);
-        let base_template = has_directory.then(|| found.template(true));
-        let denied_by = rules.deny.iter().find(|p| {
-            p.may_match(&template) || base_template.as_deref().is_some_and(|t| p.may_match(t))
-        });
-        if let Some(pattern) = denied_by {
-            return Some(Denial::stricter(
-                Reason::SegmentDenied,
-                segment,
-                Some(pattern),
-            ));
-        }
-        if full && !rules.allow.is_empty() {
-            let text = found.literal_text();
-            if !rules.allow.iter().any(|p| p.matches(&text)) {
-                return Some(Denial::stricter(Reason::SegmentNoMatch, segment, None));
+    let mut first = None;
+    if !rules.is_empty() {
+        for found in &analysis.commands {
+            let outcome = check_found(found, rules);
+            if let Some(trace) = trace.as_deref_mut() {
+                let (allowed_by, refused, denied_by) = match &outcome {
+                    Ok(pattern) => (pattern.map(|p| p.as_str().to_string()), None, None),
+                    Err(denial) => (None, Some(denial.reason), denial.matched_pattern.clone()),
+                };
+                trace.commands.push(CheckedPart {
+                    command: found.display(),
+                    checked_with: strictness(found.strength),
+                    allowed_by,
+                    refused,
+                    denied_by,
+                    risky_options: found.risky.iter().map(|r| r.option.clone()).collect(),
+                });
+            }
+            if let Err(denial) = outcome {
+                if trace.is_none() {
+                    return Some(denial);
+                }
+                first = first.or(Some(denial));
             }
         }
     }
-    None
+    if let Some(trace) = trace {
+        trace.unsafe_constructs = analysis
+            .unsafe_constructs
+            .iter()
+            .map(|u| UnsafeConstruct {
+                construct: u.construct.clone(),
+                operator: u.operator.clone(),
+            })
+            .collect();
+    }
+    first.or_else(|| {
+        analysis.unsafe_constructs.first().map(|u| Denial {
+            detected_operator: Some(u.operator.clone()),
+            ..Denial::stricter(Reason::UnsafeExpansion, Some(u.construct.clone()), None)
+        })
+    })
+}
+
+fn strictness(strength: shell::Strength) -> &'static str {
+    match strength {
+        shell::Strength::Full => "allow_and_deny",
+        shell::Strength::DenyOnly => "deny_only",
+    }
+}
+
+/// One command found by the stricter stage: refused, or passed (with the allow pattern that
+/// matched it, when there is an allow list).
+fn check_found<'r>(found: &shell::Found, rules: &'r Rules) -> Result<Option<&'r Pattern>, Denial> {
+    let segment = Some(found.display());
+    let full = found.strength == shell::Strength::Full;
+    let dynamic_name = found.words.first().is_none_or(|w| w.dynamic);
+    if full && (found.opaque || dynamic_name) {
+        return Err(Denial::stricter(Reason::DynamicCommand, segment, None));
+    }
+    let has_directory = !dynamic_name && found.words[0].text().contains('/');
+    // The command as a whole, and each risky option as a command of its own.
+    let mut templates = vec![(segment.clone(), found.template(false))];
+    if has_directory {
+        templates.push((segment.clone(), found.template(true)));
+    }
+    for risky in &found.risky {
+        let part = Some(found.display_words(&risky.words));
+        templates.push((part.clone(), found.template_words(&risky.words, false)));
+        if has_directory {
+            templates.push((part, found.template_words(&risky.words, true)));
+        }
+    }
+    for (part, template) in &templates {
+        if let Some(pattern) = rules.deny.iter().find(|p| p.may_match(template)) {
+            return Err(Denial::stricter(
+                Reason::SegmentDenied,
+                part.clone(),
+                Some(pattern),
+            ));
+        }
+    }
+    if !full || rules.allow.is_empty() {
+        return Ok(None);
+    }
+    let risky_denial = |risky: &risky::Risky| Denial {
+        detected_operator: Some(risky.option.clone()),
+        ..Denial::stricter(
+            Reason::RiskyOption,
+            Some(found.display_words(&risky.words)),
+            None,
+        )
+    };
+    if let Some(risky) = found.risky.iter().find(|r| !r.nameable()) {
+        return Err(risky_denial(risky));
+    }
+    let all: Vec<&risky::Risky> = found.risky.iter().collect();
+    if let Some(pattern) = rules
+        .allow
+        .iter()
+        .find(|p| p.matches_marked(&found.allow_text(&all)))
+    {
+        return Ok(Some(pattern));
+    }
+    let plain = found.allow_text(&[]);
+    if !found.risky.is_empty() && rules.allow.iter().any(|p| p.matches_marked(&plain)) {
+        // The command is allowed, an option of it is not named: say which.
+        let unnamed = found
+            .risky
+            .iter()
+            .find(|r| {
+                let text = found.allow_text(&[r]);
+                !rules.allow.iter().any(|p| p.matches_marked(&text))
+            })
+            .unwrap_or(&found.risky[0]);
+        return Err(risky_denial(unnamed));
+    }
+    Err(Denial::stricter(Reason::SegmentNoMatch, segment, None))
 }
 
 /// Whether a command is too long or nests too much to be parsed safely.
@@ -420,6 +681,40 @@ pub fn check_command(
     }
 }
 
+/// Everything `toolhost policy check-command` reports: the check, how each stage went, and
+/// what is wrong with a malformed configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandExplanation {
+    /// The check, as execute_command gets it.
+    #[serde(flatten)]
+    pub check: CommandCheck,
+    /// What each stage looked at.
+    #[serde(flatten)]
+    pub trace: Trace,
+    /// What is wrong with `CLINE_COMMAND_PERMISSIONS`, when it is malformed.
+    pub configuration_problem: Option<String>,
+}
+
+/// [`check_command`], with how each stage went.
+pub fn explain_command(
+    workspace: &Workspace,
+    permissions: &CommandPermissions,
+    command: &str,
+) -> CommandExplanation {
+    let (verdict, trace) = permissions.explain(command);
+    CommandExplanation {
+        check: CommandCheck {
+            verdict,
+            clineignore_path: workspace
+                .ignore()
+                .blocked_command_arg(workspace.cwd(), command),
+            configured: permissions.is_configured(),
+        },
+        trace,
+        configuration_problem: permissions.problem().map(str::to_string),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,18 +729,65 @@ mod tests {
     fn configuration_follows_cline() {
         assert!(!CommandPermissions::from_value(None).is_configured());
         assert!(!CommandPermissions::from_value(Some("")).is_configured());
-        assert!(!CommandPermissions::from_value(Some("{allow: [x]}")).is_configured());
         assert!(!CommandPermissions::from_value(Some("null")).is_configured());
-        let array = CommandPermissions::from_value(Some("[]"));
-        assert_eq!(array.rules(), Some(&Rules::default()));
-        let odd = CommandPermissions::from_value(Some(r#"{"allow":"x","allowRedirects":"yes"}"#));
-        assert_eq!(odd.rules(), Some(&Rules::default()));
+        let empty = CommandPermissions::from_value(Some("{}"));
+        assert_eq!(empty.rules(), Some(&Rules::default()));
         assert_eq!(
             CommandPermissions::from_value(None)
                 .check("rm -rf /")
                 .reason,
             Reason::NoConfig
         );
+    }
+
+    // Deliberate change: Cline ignores a malformed value (no restriction at all); the port
+    // refuses every command and names the problem. This test replaces the part of
+    // `configuration_follows_cline` that asserted Cline's behaviour.
+    #[test]
+    fn malformed_configuration_refuses_everything() {
+        for (value, problem) in [
+            (
+                "{allow: [x]}",
+                "CLINE_COMMAND_PERMISSIONS is not valid JSON (key must be a string at line 1 column 2)",
+            ),
+            ("[]", "CLINE_COMMAND_PERMISSIONS is not a JSON object (it is an array)"),
+            ("5", "CLINE_COMMAND_PERMISSIONS is not a JSON object (it is a number)"),
+            ("\"x\"", "CLINE_COMMAND_PERMISSIONS is not a JSON object (it is a string)"),
+            (
+                r#"{"allow":"git *"}"#,
+                "`allow` in CLINE_COMMAND_PERMISSIONS is not an array of strings (it is a string)",
+            ),
+            (
+                r#"{"deny":["rm *",5]}"#,
+                "`deny` in CLINE_COMMAND_PERMISSIONS is not an array of strings (entry 2 is a number)",
+            ),
+            (
+                r#"{"allow":null}"#,
+                "`allow` in CLINE_COMMAND_PERMISSIONS is not an array of strings (it is null)",
+            ),
+            (
+                r#"{"allowRedirects":"yes"}"#,
+                "`allowRedirects` in CLINE_COMMAND_PERMISSIONS is not a boolean (it is a string)",
+            ),
+        ] {
+            let permissions = CommandPermissions::from_value(Some(value));
+            assert!(permissions.is_configured(), "{value}");
+            assert_eq!(permissions.rules(), None, "{value}");
+            let v = permissions.check("ls");
+            assert_eq!((v.allowed, v.reason), (false, Reason::InvalidConfig), "{value}");
+            assert!(v.stricter_than_cline);
+            assert_eq!(
+                v.denial_message.as_deref(),
+                Some(
+                    format!(
+                        "Command \"ls\" was denied by CLINE_COMMAND_PERMISSIONS. Reason: \
+                         invalid_config: {problem}; every command is refused until it is fixed"
+                    )
+                    .as_str()
+                ),
+                "{value}"
+            );
+        }
     }
 
     #[test]
@@ -531,8 +873,15 @@ mod tests {
         }
         let deep = format!("echo {}x{}", "$(".repeat(600), ")".repeat(600));
         assert!(!check(&deep).allowed);
-        let nested = format!("{}ls{}", "(".repeat(450), ")".repeat(450));
+        // Deliberate change: `((…ls…))` is an arithmetic command to bash (it evaluates the
+        // variable `ls`), now refused as unsafe_expansion; nesting within the limit is still
+        // checked, with subshells that do not start with `((` (the parser also reads
+        // `( ( ls ) )` as arithmetic, which is refused too).
+        let nested = format!("{}ls{}", "(ls;".repeat(450), ")".repeat(450));
         assert!(check(&nested).allowed);
+        assert_eq!(check("( ( ls ) )").reason, Reason::UnsafeExpansion);
+        let arithmetic = format!("{}ls{}", "(".repeat(450), ")".repeat(450));
+        assert_eq!(check(&arithmetic).reason, Reason::UnsafeExpansion);
         // Cline's tokenizer gives up on `${` cut by a space; the parser reads it.
         assert!(check("echo ${X:-a b}").allowed);
         assert_eq!(
