@@ -209,9 +209,10 @@ impl Found {
         parts.join(" ")
     }
 
-    /// Some of its words as a command of their own (a risky option), for messages.
-    pub fn display_words(&self, indices: &[usize]) -> String {
-        indices
+    /// A risky option as a command of its own, for messages.
+    pub fn display_risky(&self, risky: &Risky) -> String {
+        risky
+            .words
             .iter()
             .filter_map(|&i| self.words.get(i))
             .filter(|w| w.literal.is_some())
@@ -221,7 +222,7 @@ impl Found {
     }
 
     /// The text allow patterns are matched against (expansions empty, as in Cline): assignments
-    /// and words, with redirect operands as holes; the characters of the risky options in
+    /// and words, with redirect operands and appended arguments as holes; the characters of the risky options in
     /// `fixed` must be named by the pattern.
     pub fn allow_text(&self, fixed: &[&Risky]) -> Vec<Marked> {
         let mut out = Vec::new();
@@ -232,6 +233,10 @@ impl Found {
                 Slot::Hole => out.push(Marked::Hole),
                 Slot::Word(i) => {
                     let Some(literal) = self.words[i].literal.as_deref() else {
+                        // Arguments a wrapper adds (`xargs`): like a redirect operand, only a
+                        // `*` covers them.
+                        out.insert(start, Marked::Char(' '));
+                        out.push(Marked::Hole);
                         continue;
                     };
                     for (k, c) in literal.chars().enumerate() {
@@ -259,9 +264,26 @@ impl Found {
         Self::template_of(self.words.iter(), basename)
     }
 
-    /// The template of some of its words (a risky option as a command of its own).
-    pub fn template_words(&self, indices: &[usize], basename: bool) -> Vec<Glob> {
-        Self::template_of(indices.iter().filter_map(|&i| self.words.get(i)), basename)
+    /// The template of a risky option as a command of its own, an attached value split off
+    /// (`git -cX` is also `git -c X`).
+    pub fn template_risky(&self, risky: &Risky, basename: bool) -> Vec<Glob> {
+        let mut words: Vec<Word> = Vec::new();
+        for &i in &risky.words {
+            let Some(word) = self.words.get(i) else {
+                continue;
+            };
+            match risky.split {
+                Some((at_word, at)) if at_word == i && at <= word.template.len() => {
+                    let mut option = word.clone();
+                    option.template = word.template[..at].to_vec();
+                    let mut value = word.clone();
+                    value.template = word.template[at..].to_vec();
+                    words.extend([option, value]);
+                }
+                _ => words.push(word.clone()),
+            }
+        }
+        Self::template_of(words.iter(), basename)
     }
 
     fn template_of<'a>(words: impl Iterator<Item = &'a Word>, basename: bool) -> Vec<Glob> {

@@ -34,6 +34,9 @@ pub struct Risky {
     pub fixed: Vec<(usize, Range<usize>)>,
     /// Shell code it runs, when that is known (`git -c alias.x='!CODE'`).
     pub code: Option<String>,
+    /// A short option with its value attached (`-cVALUE`): the word and the character where
+    /// the value starts. Deny rules see the option and its value as two words (`-c VALUE`).
+    pub split: Option<(usize, usize)>,
 }
 
 impl Risky {
@@ -43,6 +46,7 @@ impl Risky {
             words,
             fixed: vec![fixed],
             code: None,
+            split: None,
         }
     }
 
@@ -53,6 +57,7 @@ impl Risky {
             words: vec![name, word],
             fixed: Vec::new(),
             code: None,
+            split: None,
         }
     }
 
@@ -748,7 +753,11 @@ fn scan(words: &[Word], start: usize, entry: &Options<'_>, permute: bool) -> Sca
             if entry.short.contains(c) {
                 let mut parts = vec![0, i];
                 parts.extend(value_word);
-                out.risky.push(Risky::new(format!("-{c}"), parts, (i, 0..k + 2)));
+                let mut r = Risky::new(format!("-{c}"), parts, (i, 0..k + 2));
+                if is_value && !attached.is_empty() {
+                    r.split = Some((i, k + 2));
+                }
+                out.risky.push(r);
             }
             if is_value {
                 out.options.push(Opt {
@@ -972,6 +981,7 @@ fn git(words: &[Word]) -> Vec<Risky> {
             if !value.starts_with('-') {
                 let mut r = Risky::new("-c", vec![0, i], (i, 0..2));
                 r.code = complete.then(|| git_code(value)).flatten();
+                r.split = Some((i, 2));
                 risky.push(r);
                 i += 1;
                 continue;
