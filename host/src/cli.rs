@@ -276,7 +276,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
                 &command,
             );
             if json {
-                print_line(&serde_json::to_value(&report).unwrap_or(Value::Null).to_string());
+                print_line(
+                    &serde_json::to_value(&report)
+                        .unwrap_or(Value::Null)
+                        .to_string(),
+                );
             } else {
                 print!("{}", render_command_report(&report));
             }
@@ -607,11 +611,20 @@ pub fn render_command_report(report: &crate::policy::commands::CommandExplanatio
     } else {
         ""
     };
-    let outcome = if verdict.allowed { "allowed" } else { "refused" };
-    out.push_str(&format!("{outcome}: {}{stricter}\n", verdict.reason.as_str()));
+    let outcome = if verdict.allowed {
+        "allowed"
+    } else {
+        "refused"
+    };
+    out.push_str(&format!(
+        "{outcome}: {}{stricter}\n",
+        verdict.reason.as_str()
+    ));
     let part = verdict.failed_segment.as_deref().unwrap_or_default();
     let decided = match verdict.reason {
-        Reason::NoConfig => "CLINE_COMMAND_PERMISSIONS is not set: nothing is restricted".to_string(),
+        Reason::NoConfig => {
+            "CLINE_COMMAND_PERMISSIONS is not set: nothing is restricted".to_string()
+        }
         Reason::Allowed => "every part passed the rules (see below)".to_string(),
         Reason::InvalidConfig => report.configuration_problem.clone().unwrap_or_default(),
         Reason::Denied | Reason::SegmentDenied => format!(
@@ -661,7 +674,10 @@ pub fn render_command_report(report: &crate::policy::commands::CommandExplanatio
             let risky = if p.risky_options.is_empty() {
                 String::new()
             } else {
-                format!("; runs code or writes files: {}", p.risky_options.join(", "))
+                format!(
+                    "; runs code or writes files: {}",
+                    p.risky_options.join(", ")
+                )
             };
             out.push_str(&format!(
                 "  {}  [{}] {outcome}{risky}\n",
@@ -670,7 +686,11 @@ pub fn render_command_report(report: &crate::policy::commands::CommandExplanatio
             ));
         }
     };
-    list(&mut out, "Cline's check, segment by segment:\n", &report.trace.segments);
+    list(
+        &mut out,
+        "Cline's check, segment by segment:\n",
+        &report.trace.segments,
+    );
     list(
         &mut out,
         "Commands that would run (the stricter check):\n",

@@ -603,11 +603,7 @@ fn check_found<'r>(found: &shell::Found, rules: &'r Rules) -> Result<Option<&'r 
     }
     let risky_denial = |risky: &risky::Risky| Denial {
         detected_operator: Some(risky.option.clone()),
-        ..Denial::stricter(
-            Reason::RiskyOption,
-            Some(found.display_risky(risky)),
-            None,
-        )
+        ..Denial::stricter(Reason::RiskyOption, Some(found.display_risky(risky)), None)
     };
     if let Some(risky) = found.risky.iter().find(|r| !r.nameable()) {
         return Err(risky_denial(risky));
@@ -902,8 +898,8 @@ mod tests {
     fn expansions_whose_effect_cannot_be_computed_are_refused() {
         // The attacker's two commands: both really delete `victim` in bash.
         let attacker = r#"{"allow":["git *","ls *"],"deny":["rm *"]}"#;
-        let v = CommandPermissions::from_value(Some(attacker))
-            .check(r"ls ${x:=\$(rm\ victim)} ${x@P}");
+        let v =
+            CommandPermissions::from_value(Some(attacker)).check(r"ls ${x:=\$(rm\ victim)} ${x@P}");
         assert_eq!((v.allowed, v.reason), (false, Reason::UnsafeExpansion));
         assert_eq!(
             v.denial_message.as_deref(),
@@ -939,7 +935,11 @@ mod tests {
             ("ls ${x:off:2}", "${x:off:2}", ":"),
             ("ls ${x:1:len}", "${x:1:len}", ":"),
             ("((y))", "((y))", "(("),
-            ("for ((i=0; i<n; i++)); do ls; done", "for ((i=0))", "for (("),
+            (
+                "for ((i=0; i<n; i++)); do ls; done",
+                "for ((i=0))",
+                "for ((",
+            ),
             ("let y", "let y", "let"),
             ("a[i]=1", "a[i]=1", "["),
             ("a=([k]=1)", "a=([k]=1)", "["),
@@ -950,7 +950,11 @@ mod tests {
             ("local -i x", "local -i x", "local -i"),
             ("typeset -i x=y", "typeset -i x=y", "typeset -i"),
             ("declare -n r=x", "declare -n r=x", "declare -n"),
-            ("declare \"$y=1\"", "declare \"$y=1\"", "name only known at run time"),
+            (
+                "declare \"$y=1\"",
+                "declare \"$y=1\"",
+                "name only known at run time",
+            ),
             ("read a[i] <<< x", "a[i]", "["),
             ("printf -v a[i] x", "a[i]", "["),
             ("test -v a[i]", "a[i]", "["),
@@ -1008,19 +1012,43 @@ mod tests {
                 "-c",
             ),
             ("git -calias.x=!id x", "git -calias.x=!id", "-c"),
-            ("git --config-env=core.pager=P log", "git --config-env=core.pager=P", "--config-env"),
-            ("git --exec-path=/tmp log", "git --exec-path=/tmp", "--exec-path"),
+            (
+                "git --config-env=core.pager=P log",
+                "git --config-env=core.pager=P",
+                "--config-env",
+            ),
+            (
+                "git --exec-path=/tmp log",
+                "git --exec-path=/tmp",
+                "--exec-path",
+            ),
             ("git log --output=x", "git --output=x", "--output"),
             ("git format-patch -o dir HEAD~1", "git -o dir", "-o"),
-            ("git clone --upload-pack=x url", "git --upload-pack=x", "--upload-pack"),
+            (
+                "git clone --upload-pack=x url",
+                "git --upload-pack=x",
+                "--upload-pack",
+            ),
             ("git clone 'ext::sh -c id' d", "git ext::sh -c id", "ext::"),
-            ("git push --receive-pack=x origin", "git --receive-pack=x", "--receive-pack"),
+            (
+                "git push --receive-pack=x origin",
+                "git --receive-pack=x",
+                "--receive-pack",
+            ),
             ("git rebase --exec id main", "git --exec", "--exec"),
             ("git bisect run id", "git bisect run", "bisect run"),
-            ("git submodule foreach id", "git submodule foreach", "submodule foreach"),
+            (
+                "git submodule foreach id",
+                "git submodule foreach",
+                "submodule foreach",
+            ),
             ("git difftool -x id", "git -x id", "-x"),
             ("git grep -Oid x", "git -Oid", "-O"),
-            ("git filter-branch --tree-filter id", "git filter-branch", "filter-branch"),
+            (
+                "git filter-branch --tree-filter id",
+                "git filter-branch",
+                "filter-branch",
+            ),
             ("git config core.pager id", "git config", "config (a write)"),
             ("git log $X", "git $X", "an argument only known at run time"),
             ("find . -exec ls {} ;", "find -exec", "-exec"),
@@ -1028,19 +1056,35 @@ mod tests {
             ("find . -fprint out", "find -fprint", "-fprint"),
             ("sed -i s/a/b/ f", "sed -i", "-i"),
             ("sed -f script f", "sed -f script", "-f"),
-            ("sed 's/a/b/w out' f", "sed s/a/b/w out", "sed script (s///w)"),
+            (
+                "sed 's/a/b/w out' f",
+                "sed s/a/b/w out",
+                "sed script (s///w)",
+            ),
             ("sed '1e id' f", "sed 1e id", "sed script (e)"),
-            ("tar --to-command=sh -xf a", "tar --to-command=sh", "--to-command"),
+            (
+                "tar --to-command=sh -xf a",
+                "tar --to-command=sh",
+                "--to-command",
+            ),
             ("tar -I sh -xf a", "tar -I sh", "-I"),
             ("rg --pre sh x", "rg --pre sh", "--pre"),
-            ("awk 'BEGIN{system(\"id\")}'", "awk BEGIN{system(\"id\")}", "awk program (system)"),
+            (
+                "awk 'BEGIN{system(\"id\")}'",
+                "awk BEGIN{system(\"id\")}",
+                "awk program (system)",
+            ),
             ("sort -o out in", "sort -o out", "-o"),
             ("curl -o out http://127.0.0.1/", "curl -o out", "-o"),
             ("wget -O out http://127.0.0.1/", "wget -O out", "-O"),
             ("echo x | tee out", "tee out", "a file tee writes"),
             ("dd if=a of=b", "dd of=b", "of="),
             ("rsync -e sh a b", "rsync -e sh", "-e"),
-            ("ssh -o ProxyCommand=sh h", "ssh -o ProxyCommand=sh", "-o ProxyCommand"),
+            (
+                "ssh -o ProxyCommand=sh h",
+                "ssh -o ProxyCommand=sh",
+                "-o ProxyCommand",
+            ),
             ("zip -TT sh a.zip f", "zip -TT", "-TT"),
             ("man -P sh ls", "man -P sh", "-P"),
             ("uniq in out", "uniq out", "the file uniq writes"),
@@ -1080,14 +1124,22 @@ mod tests {
         // Behind a wrapper too.
         assert_eq!(
             verdict(r#"{"allow":["sudo *","git *"]}"#, "sudo git -c x=y log"),
-            (false, Reason::RiskyOption, Some("git -c x=y".to_string()), Some("-c".to_string()))
+            (
+                false,
+                Reason::RiskyOption,
+                Some("git -c x=y".to_string()),
+                Some("-c".to_string())
+            )
         );
         // A pattern that names the option allows it.
         for (rules, command) in [
             (r#"{"allow":["git -c *"]}"#, "git -c core.pager=cat log"),
             (r#"{"allow":["git * --output=*"]}"#, "git log --output=x"),
             (r#"{"allow":["sed -i *"]}"#, "sed -i s/a/b/ f"),
-            (r#"{"allow":["find * -exec ls *","ls *"]}"#, "find . -exec ls {} ;"),
+            (
+                r#"{"allow":["find * -exec ls *","ls *"]}"#,
+                "find . -exec ls {} ;",
+            ),
             (r#"{"allow":["tee out.log"]}"#, "tee out.log"),
             (r#"{"allow":["dd * of=*"]}"#, "dd if=a of=b"),
             (r#"{"allow":["git config *"]}"#, "git config user.name x"),
@@ -1106,8 +1158,16 @@ mod tests {
             )
         );
         assert_eq!(
-            verdict(r#"{"allow":["git -c *"],"deny":["rm *"]}"#, "git -c alias.x='!rm victim' x"),
-            (false, Reason::SegmentDenied, Some("rm victim".to_string()), None)
+            verdict(
+                r#"{"allow":["git -c *"],"deny":["rm *"]}"#,
+                "git -c alias.x='!rm victim' x"
+            ),
+            (
+                false,
+                Reason::SegmentDenied,
+                Some("rm victim".to_string()),
+                None
+            )
         );
         // `git *` alone does not allow a configured pager either.
         assert_eq!(
@@ -1121,10 +1181,21 @@ mod tests {
         let rules = r#"{"allow":["xargs *","echo *"]}"#;
         assert_eq!(
             verdict(rules, "echo x | xargs touch"),
-            (false, Reason::SegmentNoMatch, Some("touch".to_string()), None)
+            (
+                false,
+                Reason::SegmentNoMatch,
+                Some("touch".to_string()),
+                None
+            )
         );
-        assert_eq!(verdict(rules, "echo x | xargs -0 -n1 touch").1, Reason::SegmentNoMatch);
-        assert_eq!(verdict(rules, "echo x | xargs sh -c 'touch y'").1, Reason::SegmentNoMatch);
+        assert_eq!(
+            verdict(rules, "echo x | xargs -0 -n1 touch").1,
+            Reason::SegmentNoMatch
+        );
+        assert_eq!(
+            verdict(rules, "echo x | xargs sh -c 'touch y'").1,
+            Reason::SegmentNoMatch
+        );
         assert!(verdict(rules, "echo x | xargs echo").0);
         // With -I, the input becomes part of the code: unknown before it runs.
         assert_eq!(
@@ -1137,11 +1208,18 @@ mod tests {
         );
         // An option of the inner command counts too.
         assert_eq!(
-            verdict(r#"{"allow":["echo *","xargs *","sed *"]}"#, "echo f | xargs sed -i s/a/b/").1,
+            verdict(
+                r#"{"allow":["echo *","xargs *","sed *"]}"#,
+                "echo f | xargs sed -i s/a/b/"
+            )
+            .1,
             Reason::RiskyOption
         );
         // fd runs its -x command like find -exec.
-        assert_eq!(verdict(DENY_RM, "fd x -x rm -rf {}").1, Reason::SegmentDenied);
+        assert_eq!(
+            verdict(DENY_RM, "fd x -x rm -rf {}").1,
+            Reason::SegmentDenied
+        );
     }
 
     #[test]
@@ -1159,22 +1237,46 @@ mod tests {
         // The operand is not an argument: it cannot stand for the literal part of a pattern.
         assert_eq!(
             verdict(rules, "npm >test publish"),
-            (false, Reason::SegmentNoMatch, Some("npm publish".to_string()), None)
+            (
+                false,
+                Reason::SegmentNoMatch,
+                Some("npm publish".to_string()),
+                None
+            )
         );
-        assert_eq!(verdict(r#"{"allow":["cat"],"allowRedirects":true}"#, "cat < in").1, Reason::NoMatchDenyDefault);
+        assert_eq!(
+            verdict(r#"{"allow":["cat"],"allowRedirects":true}"#, "cat < in").1,
+            Reason::NoMatchDenyDefault
+        );
         // Prefix assignments are part of the text, as in Cline, also where Cline does not look.
         assert_eq!(
-            verdict(r#"{"allow":["ls *","git *"]}"#, "ls -l & GIT_PAGER=id git log"),
-            (false, Reason::SegmentNoMatch, Some("GIT_PAGER=id git log".to_string()), None)
+            verdict(
+                r#"{"allow":["ls *","git *"]}"#,
+                "ls -l & GIT_PAGER=id git log"
+            ),
+            (
+                false,
+                Reason::SegmentNoMatch,
+                Some("GIT_PAGER=id git log".to_string()),
+                None
+            )
         );
     }
 
     #[test]
     fn env_and_sudo_assignments_are_read_as_they_read_them() {
-        assert_eq!(verdict(DENY_RM, "env 'A%=1' rm -rf x").1, Reason::SegmentDenied);
+        assert_eq!(
+            verdict(DENY_RM, "env 'A%=1' rm -rf x").1,
+            Reason::SegmentDenied
+        );
         assert_eq!(
             verdict(DENY_RM, "env 'BASH_FUNC_ls%%=() { rm -rf x; }' bash -c ls"),
-            (false, Reason::SegmentDenied, Some("rm -rf x".to_string()), None)
+            (
+                false,
+                Reason::SegmentDenied,
+                Some("rm -rf x".to_string()),
+                None
+            )
         );
         assert!(verdict(DENY_RM, "env A=1 B=2 ls").0);
     }
@@ -1184,7 +1286,10 @@ mod tests {
         let permissions =
             CommandPermissions::from_value(Some(r#"{"allow":["echo *","git *"],"deny":["rm *"]}"#));
         let (verdict, trace) = permissions.explain("echo \"$(git -c x=y log)\" && echo ok");
-        assert_eq!(verdict, permissions.check("echo \"$(git -c x=y log)\" && echo ok"));
+        assert_eq!(
+            verdict,
+            permissions.check("echo \"$(git -c x=y log)\" && echo ok")
+        );
         assert_eq!(verdict.reason, Reason::RiskyOption);
         let commands: Vec<(&str, Option<&str>, Option<Reason>)> = trace
             .commands

@@ -46,8 +46,7 @@ pub fn numeric_only(expr: &str) -> bool {
         if c.is_whitespace() || "+-*/%<>=!&|^~?:,()\"".contains(c) {
             i += 1;
         } else if c.is_ascii_digit() {
-            while i < s.len() && (s[i].is_ascii_alphanumeric() || matches!(s[i], '@' | '_' | '#'))
-            {
+            while i < s.len() && (s[i].is_ascii_alphanumeric() || matches!(s[i], '@' | '_' | '#')) {
                 i += 1;
             }
         } else if c == '$' {
@@ -313,9 +312,10 @@ pub fn builtin(words: &[Word]) -> Option<Unsafe> {
             let mut operands = Vec::new();
             for w in args {
                 let text = w.text();
-                if !w.dynamic && (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
-                    if text.starts_with('-') {
-                        flags.push_str(&text[1..]);
+                if !w.dynamic && (text.starts_with('-') || text.starts_with('+')) && text.len() > 1
+                {
+                    if let Some(cluster) = text.strip_prefix('-') {
+                        flags.push_str(cluster);
                     }
                 } else if w.dynamic && w.source.starts_with(['$', '"']) && name != "export" {
                     // `declare "$opt" x`: the word may be an option.
@@ -396,9 +396,8 @@ fn named_by_option(args: &[Word], c: char) -> Option<Unsafe> {
             if rest.is_empty() {
                 return args.get(i + 1).and_then(variable_name);
             }
-            return subscript(rest).and_then(|index| {
-                (!numeric_only(index)).then(|| Unsafe::new(&w.source, "["))
-            });
+            return subscript(rest)
+                .and_then(|index| (!numeric_only(index)).then(|| Unsafe::new(&w.source, "[")));
         }
     }
     None
@@ -425,18 +424,8 @@ mod tests {
             assert!(numeric_only(expr), "{expr:?}");
         }
         for expr in [
-            "y",
-            "i + 1",
-            "a[1]",
-            "$x",
-            "$(ls)",
-            "${x}",
-            "${#a[i]}",
-            "'1'",
-            "1\\+2",
-            "x = 1",
-            "`ls`",
-            "$1",
+            "y", "i + 1", "a[1]", "$x", "$(ls)", "${x}", "${#a[i]}", "'1'", "1\\+2", "x = 1",
+            "`ls`", "$1",
         ] {
             assert!(!numeric_only(expr), "{expr:?}");
         }

@@ -216,7 +216,13 @@ impl Found {
             .iter()
             .filter_map(|&i| self.words.get(i))
             .filter(|w| w.literal.is_some())
-            .map(|w| if w.dynamic { w.source.as_str() } else { w.text() })
+            .map(|w| {
+                if w.dynamic {
+                    w.source.as_str()
+                } else {
+                    w.text()
+                }
+            })
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -241,7 +247,9 @@ impl Found {
                     };
                     for (k, c) in literal.chars().enumerate() {
                         let is_fixed = fixed.iter().any(|r| {
-                            r.fixed.iter().any(|(w, range)| *w == i && range.contains(&k))
+                            r.fixed
+                                .iter()
+                                .any(|(w, range)| *w == i && range.contains(&k))
                         });
                         out.push(if is_fixed {
                             Marked::Fixed(c)

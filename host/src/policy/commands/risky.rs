@@ -386,7 +386,14 @@ const RSYNC: Entry = Entry {
     short: "e",
     long: &["rsh", "rsync-path"],
     short_values: "efTBM",
-    long_values: &["rsh", "rsync-path", "filter", "exclude", "include", "temp-dir"],
+    long_values: &[
+        "rsh",
+        "rsync-path",
+        "filter",
+        "exclude",
+        "include",
+        "temp-dir",
+    ],
     ..NONE
 };
 
@@ -608,17 +615,49 @@ pub fn find(words: &[Word]) -> Vec<Risky> {
 /// where a primary could stand. The command of `-exec … ;` is checked as a command of its own.
 fn find_primaries(words: &[Word], risky: &mut Vec<Risky>) {
     const RISKY: &[&str] = &[
-        "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls",
-        "-delete",
+        "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
     ];
     const EXEC: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
     /// Primaries whose value is the next word.
     const VALUES: &[&str] = &[
-        "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-        "-lname", "-ilname", "-type", "-xtype", "-newer", "-anewer", "-cnewer", "-user",
-        "-group", "-perm", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
-        "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-uid", "-gid", "-used",
-        "-fstype", "-context", "-printf", "-regextype", "-files0-from",
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-type",
+        "-xtype",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-user",
+        "-group",
+        "-perm",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-maxdepth",
+        "-mindepth",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-uid",
+        "-gid",
+        "-used",
+        "-fstype",
+        "-context",
+        "-printf",
+        "-regextype",
+        "-files0-from",
     ];
     let mut i = 1;
     while i < words.len() {
@@ -627,7 +666,7 @@ fn find_primaries(words: &[Word], risky: &mut Vec<Risky>) {
         if !w.dynamic && RISKY.contains(&text) {
             risky.push(Risky::new(text, vec![0, i], (i, 0..text.chars().count())));
             if EXEC.contains(&text) {
-                while i < words.len() && !(matches!(words[i].text(), ";" | "+") && !words[i].dynamic)
+                while i < words.len() && (words[i].dynamic || !matches!(words[i].text(), ";" | "+"))
                 {
                     i += 1;
                 }
@@ -692,7 +731,10 @@ fn scan(words: &[Word], start: usize, entry: &Options<'_>, permute: bool) -> Sca
     while i < words.len() {
         let w = &words[i];
         let (known, complete) = leading_literal(w);
-        if options_done || !may_start_with(w, "-") || (complete && (known == "-" || known.is_empty())) {
+        if options_done
+            || !may_start_with(w, "-")
+            || (complete && (known == "-" || known.is_empty()))
+        {
             if !options_done && known == "--" && complete {
                 options_done = true;
             } else {
@@ -952,9 +994,33 @@ const GIT_OUTPUT: &[&str] = &["output", "output-directory"];
 /// Options whose value is the next word, in most subcommands (a dynamic value after them is
 /// not an option).
 const GIT_VALUES: &[&str] = &[
-    "-m", "--message", "-F", "--file", "--author", "--date", "-b", "-B", "--branch", "--onto",
-    "--grep", "-n", "--depth", "-e", "-S", "-G", "--since", "--until", "--reference",
-    "--origin", "-X", "-s", "--strategy", "--format", "--pretty", "--shallow-since", "-t",
+    "-m",
+    "--message",
+    "-F",
+    "--file",
+    "--author",
+    "--date",
+    "-b",
+    "-B",
+    "--branch",
+    "--onto",
+    "--grep",
+    "-n",
+    "--depth",
+    "-e",
+    "-S",
+    "-G",
+    "--since",
+    "--until",
+    "--reference",
+    "--origin",
+    "-X",
+    "-s",
+    "--strategy",
+    "--format",
+    "--pretty",
+    "--shallow-since",
+    "-t",
 ];
 
 fn git(words: &[Word]) -> Vec<Risky> {
@@ -972,7 +1038,7 @@ fn git(words: &[Word]) -> Vec<Risky> {
         if known == "-c" && complete {
             let value = words.get(i + 1);
             let mut r = Risky::new("-c", vec![0, i, i + 1], (i, 0..2));
-            r.code = value.and_then(|v| git_config_code(v));
+            r.code = value.and_then(git_config_code);
             risky.push(r);
             i += 2;
             continue;
@@ -1005,8 +1071,7 @@ fn git(words: &[Word]) -> Vec<Risky> {
                 i += if value.is_none() { 2 } else { 1 };
                 continue;
             }
-            if value.is_some() && long_match(&["exec-path"], name).is_some() && name.len() >= 3
-            {
+            if value.is_some() && long_match(&["exec-path"], name).is_some() && name.len() >= 3 {
                 risky.push(Risky::new(
                     "--exec-path",
                     vec![0, i],
@@ -1183,38 +1248,65 @@ mod tests {
     fn git_options() {
         assert_eq!(options("git -c alias.x=!rm x"), ["-c"]);
         assert_eq!(options("git -calias.x=!rm x"), ["-c"]);
-        assert_eq!(options("git --config-env=core.pager=P log"), ["--config-env"]);
+        assert_eq!(
+            options("git --config-env=core.pager=P log"),
+            ["--config-env"]
+        );
         assert_eq!(options("git --exec-path=/tmp log"), ["--exec-path"]);
         assert!(options("git --exec-path").is_empty());
         assert_eq!(options("git log --output=x"), ["--output"]);
         assert_eq!(options("git log --outp=x"), ["--output"]);
         assert_eq!(options("git diff --output x"), ["--output"]);
         assert_eq!(options("git format-patch -o dir"), ["-o"]);
-        assert_eq!(options("git format-patch --output-directory dir"), ["--output-directory"]);
+        assert_eq!(
+            options("git format-patch --output-directory dir"),
+            ["--output-directory"]
+        );
         assert_eq!(options("git archive -o x.tar HEAD"), ["-o"]);
         assert_eq!(options("git archive --exec=x --remote=. HEAD"), ["--exec"]);
         assert_eq!(options("git clone -u x url"), ["-u"]);
         assert_eq!(options("git clone --upload-pack=x url"), ["--upload-pack"]);
         assert_eq!(options("git clone --template=t url"), ["--template"]);
-        assert_eq!(options("git fetch --upload-pack x origin"), ["--upload-pack"]);
+        assert_eq!(
+            options("git fetch --upload-pack x origin"),
+            ["--upload-pack"]
+        );
         assert_eq!(options("git ls-remote -u x url"), ["-u"]);
-        assert_eq!(options("git push --receive-pack=x origin"), ["--receive-pack"]);
+        assert_eq!(
+            options("git push --receive-pack=x origin"),
+            ["--receive-pack"]
+        );
         assert_eq!(options("git rebase --exec make main"), ["--exec"]);
         assert_eq!(options("git rebase -x make main"), ["-x"]);
         assert_eq!(options("git rebase -ix make main"), ["-x"]);
         assert_eq!(options("git bisect run make"), ["bisect run"]);
         assert_eq!(options("git submodule foreach ls"), ["submodule foreach"]);
-        assert_eq!(options("git submodule --quiet foreach ls"), ["submodule foreach"]);
+        assert_eq!(
+            options("git submodule --quiet foreach ls"),
+            ["submodule foreach"]
+        );
         assert_eq!(options("git difftool -x diff"), ["-x"]);
         assert_eq!(options("git difftool --extcmd=diff"), ["--extcmd"]);
         assert_eq!(options("git grep -Oless x"), ["-O"]);
-        assert_eq!(options("git grep --open-files-in-pager x"), ["--open-files-in-pager"]);
-        assert_eq!(options("git filter-branch --tree-filter x"), ["filter-branch"]);
+        assert_eq!(
+            options("git grep --open-files-in-pager x"),
+            ["--open-files-in-pager"]
+        );
+        assert_eq!(
+            options("git filter-branch --tree-filter x"),
+            ["filter-branch"]
+        );
         assert_eq!(options("git clone ext::sh%-c%x dir"), ["ext::"]);
         assert_eq!(options("git fetch fd::3"), ["fd::"]);
         assert_eq!(options("git config user.name x"), ["config (a write)"]);
-        assert_eq!(options("git config --unset user.name"), ["config (a write)"]);
-        assert_eq!(options("git config --global core.pager x"), ["config (a write)"]);
+        assert_eq!(
+            options("git config --unset user.name"),
+            ["config (a write)"]
+        );
+        assert_eq!(
+            options("git config --global core.pager x"),
+            ["config (a write)"]
+        );
         for safe in [
             "git status",
             "git log --oneline -n 5",
@@ -1244,7 +1336,10 @@ mod tests {
         let code = |line: &str| find(&words(line)).into_iter().find_map(|r| r.code);
         assert_eq!(code("git -c alias.x=!rm x"), Some("rm".to_string()));
         assert_eq!(code("git -ccore.pager=less log"), Some("less".to_string()));
-        assert_eq!(code("git -c core.sshCommand=ssh fetch"), Some("ssh".to_string()));
+        assert_eq!(
+            code("git -c core.sshCommand=ssh fetch"),
+            Some("ssh".to_string())
+        );
         assert_eq!(code("git -c alias.x=log x"), None);
         assert_eq!(code("git -c user.name=x commit"), None);
     }
@@ -1255,7 +1350,10 @@ mod tests {
             ("find . -name x -exec ls {} ;", vec!["-exec"]),
             ("find . -delete", vec!["-delete"]),
             ("find . -fprint out", vec!["-fprint"]),
-            ("find . -execdir a ; -okdir b ; -ok c ; -fls x -fprintf y z -fprint0 w", vec!["-execdir", "-okdir", "-ok", "-fls", "-fprintf", "-fprint0"]),
+            (
+                "find . -execdir a ; -okdir b ; -ok c ; -fls x -fprintf y z -fprint0 w",
+                vec!["-execdir", "-okdir", "-ok", "-fls", "-fprintf", "-fprint0"],
+            ),
             ("fd -x rm", vec!["-x"]),
             ("fd x --exec-batch rm", vec!["--exec-batch"]),
             ("sed -i s/a/b/ f", vec!["-i"]),
@@ -1274,13 +1372,19 @@ mod tests {
             ("awk -F: {print>x}", vec!["awk program (>)"]),
             ("tar --to-command=sh -xf a", vec!["--to-command"]),
             ("tar --to-com=sh -xf a", vec!["--to-command"]),
-            ("tar -x --checkpoint-action=exec=sh -f a", vec!["--checkpoint-action"]),
+            (
+                "tar -x --checkpoint-action=exec=sh -f a",
+                vec!["--checkpoint-action"],
+            ),
             ("tar -I sh -xf a", vec!["-I"]),
             ("tar -xIsh -f a", vec!["-I"]),
             ("tar xIf sh a", vec!["-I"]),
             ("tar -F sh -cf a", vec!["-F"]),
             ("tar --info-script=x -cf a", vec!["--info-script"]),
-            ("tar --new-volume-script x -cf a", vec!["--new-volume-script"]),
+            (
+                "tar --new-volume-script x -cf a",
+                vec!["--new-volume-script"],
+            ),
             ("tar --rsh-command=x -cf a", vec!["--rsh-command"]),
             ("rg --pre sh x", vec!["--pre"]),
             ("rg --pre=sh x", vec!["--pre"]),

@@ -8,10 +8,7 @@
 /// the `e` and `w` flags of `s`, as `"w"`, `"s///e"`…; `Some("unreadable")` when the scanner
 /// cannot read the script. `None` when the script only edits the stream (or reads files).
 pub fn sed_risk(script: &str) -> Option<&'static str> {
-    match Sed::new(script).script() {
-        Ok(()) => None,
-        Err(risk) => Some(risk),
-    }
+    Sed::new(script).script().err()
 }
 
 struct Sed {

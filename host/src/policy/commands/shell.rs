@@ -287,7 +287,8 @@ impl Analyzer {
                         | B::ArithmeticGreaterThanOrEqualTo
                 ) {
                     for side in [&left.value, &right.value] {
-                        let construct = || format!("[[ {} {predicate} {} ]]", left.value, right.value);
+                        let construct =
+                            || format!("[[ {} {predicate} {} ]]", left.value, right.value);
                         self.arithmetic(side, construct, &predicate.to_string(), ctx);
                     }
                 }
@@ -563,7 +564,13 @@ impl Analyzer {
     }
 
     /// An arithmetic context: refused unless only numbers and operators.
-    fn arithmetic(&mut self, expr: &str, construct: impl FnOnce() -> String, operator: &str, ctx: Ctx) {
+    fn arithmetic(
+        &mut self,
+        expr: &str,
+        construct: impl FnOnce() -> String,
+        operator: &str,
+        ctx: Ctx,
+    ) {
         if !numeric_only(expr) {
             self.record_unsafe(ctx, Unsafe::new(construct(), operator));
         }

@@ -493,7 +493,10 @@ fn fd(args: &[Word]) -> Inner<'_> {
 
 /// A word in which a wrapper substitutes file names or input (`{}`): only known at run time.
 fn placeholder(word: &Word, markers: &[&str]) -> Word {
-    if markers.iter().any(|m| word.source.contains(m) || word.text().contains(m)) {
+    if markers
+        .iter()
+        .any(|m| word.source.contains(m) || word.text().contains(m))
+    {
         let mut w = word.clone();
         w.dynamic = true;
         w.template = vec![Glob::Any];
@@ -521,7 +524,9 @@ fn xargs(args: &[Word]) -> Inner<'_> {
             replace = Some(value.strip_prefix('=').unwrap_or("{}").to_string());
         } else if let Some(value) = text.strip_prefix("-I") {
             replace = Some(if value.is_empty() {
-                args.get(i + 1).map(|w| w.text().to_string()).unwrap_or_default()
+                args.get(i + 1)
+                    .map(|w| w.text().to_string())
+                    .unwrap_or_default()
             } else {
                 value.to_string()
             });
@@ -534,12 +539,14 @@ fn xargs(args: &[Word]) -> Inner<'_> {
     match (inner, replace) {
         (Inner::Command { words, .. }, Some(marker)) if !marker.is_empty() => {
             let marker = marker.as_str();
-            Inner::Commands(vec![words.iter().map(|w| placeholder(w, &[marker])).collect()])
+            Inner::Commands(vec![words
+                .iter()
+                .map(|w| placeholder(w, &[marker]))
+                .collect()])
         }
-        (Inner::Command { words, .. }, Some(_)) => Inner::Commands(vec![words
-            .iter()
-            .map(|w| placeholder(w, &[""]))
-            .collect()]),
+        (Inner::Command { words, .. }, Some(_)) => {
+            Inner::Commands(vec![words.iter().map(|w| placeholder(w, &[""])).collect()])
+        }
         (inner, _) => inner,
     }
 }
