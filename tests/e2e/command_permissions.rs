@@ -1012,7 +1012,7 @@ fn hardening_corpus_never_runs() {
             attack.command
         );
         // The control: without permissions, the same command does what the policy prevents.
-        if let Some(program) = attack.control.filter(|p| installed(p)) {
+        if attack.control.is_some_and(installed) {
             let ws = attack_workspace();
             let (result, _, _) = call_marked(plugins.path(), ws.path(), None, attack.command);
             assert!(

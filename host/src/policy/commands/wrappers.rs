@@ -3,9 +3,12 @@
 //!
 //! Each wrapper's options are read the way its `getopt` reads them, so that the command after
 //! them is found: options that take a value skip it, parsing stops at the first operand, and
-//! options that change what runs (`sudo -s`, `env -S`, `su -c`) are followed. The list is not
-//! exhaustive: programs that run code of their own (interpreters, `git` aliases, `make`) are
-//! ordinary commands here, so an allow list is the way to restrict them.
+//! options that change what runs (`sudo -s`, `env -S`, `su -c`) are followed. `env` and `sudo`
+//! take any word with `=` before the command for an assignment, as they do; `xargs -I R` and
+//! `fd -x` substitute input into the command's words. The list is not exhaustive: programs
+//! that run code of their own (interpreters, `make`) are ordinary commands here, so an allow
+//! list is the way to restrict them; options that make common programs run code (`git -c`,
+//! `sed -i`) are in [`super::risky`].
 
 use super::found::Word;
 use super::pattern::Glob;
