@@ -700,6 +700,20 @@ const ATTACKS: &[Attack] = &[
         Deletes("victim"),
         "bash",
     ),
+    attack(
+        DENY_RM,
+        r"read PS4 <<< $'\x24(rm victim)'; set -x; :",
+        UNSAFE,
+        Deletes("victim"),
+        "bash",
+    ),
+    attack(
+        DENY_RM,
+        r"for PS4 in $'\x24(rm victim)'; do set -x; :; done",
+        UNSAFE,
+        Deletes("victim"),
+        "bash",
+    ),
     // Options that run code or write files, under wildcard allow rules.
     attack(
         WILDCARDS,

@@ -230,6 +230,19 @@ pub fn prompt_assignment(source: &str) -> Option<Unsafe> {
         .then(|| Unsafe::new(source, format!("{name}=")))
 }
 
+/// A prompt variable given a value only known at run time (`read PS4`, `for PS4 in …`).
+pub fn prompt_target(name: &str, construct: &str) -> Option<Unsafe> {
+    PROMPT_VARIABLES
+        .contains(&name)
+        .then(|| Unsafe::new(construct, format!("{name}=")))
+}
+
+/// A variable name a builtin assigns a value to: as [`variable_name`], and not a prompt
+/// variable.
+fn assigned_name(word: &Word) -> Option<Unsafe> {
+    variable_name(word).or_else(|| prompt_target(name_part(word.text()), &word.source))
+}
+
 /// The subscript of `name[subscript]`, if the text has one.
 fn subscript(name: &str) -> Option<&str> {
     let open = name.find('[')?;
@@ -347,7 +360,7 @@ pub fn builtin(words: &[Word]) -> Option<Unsafe> {
                         if "dinNptua".contains(*c) {
                             let attached = k + 1 < cluster.len();
                             if *c == 'a' && !attached {
-                                if let Some(u) = args.get(i + 1).and_then(variable_name) {
+                                if let Some(u) = args.get(i + 1).and_then(assigned_name) {
                                     return Some(u);
                                 }
                             } else if *c == 'a' {
@@ -362,7 +375,7 @@ pub fn builtin(words: &[Word]) -> Option<Unsafe> {
                             break;
                         }
                     }
-                } else if let Some(u) = variable_name(w) {
+                } else if let Some(u) = assigned_name(w) {
                     return Some(u);
                 }
                 i += 1;
@@ -375,11 +388,15 @@ pub fn builtin(words: &[Word]) -> Option<Unsafe> {
             .windows(2)
             .find(|pair| !pair[0].dynamic && pair[0].text() == "-v")
             .and_then(|pair| variable_name(&pair[1])),
-        "unset" | "mapfile" | "readarray" => args
+        "unset" => args
             .iter()
             .filter(|w| w.dynamic || !w.text().starts_with('-'))
             .find_map(variable_name),
-        "getopts" => args.get(1).and_then(variable_name),
+        "mapfile" | "readarray" => args
+            .iter()
+            .filter(|w| w.dynamic || !w.text().starts_with('-'))
+            .find_map(assigned_name),
+        "getopts" => args.get(1).and_then(assigned_name),
         _ => None,
     }
 }
@@ -394,10 +411,12 @@ fn named_by_option(args: &[Word], c: char) -> Option<Unsafe> {
         if let Some(k) = text[1..].find(c) {
             let rest = &text[1 + k + 1..];
             if rest.is_empty() {
-                return args.get(i + 1).and_then(variable_name);
+                return args.get(i + 1).and_then(assigned_name);
             }
-            return subscript(rest)
-                .and_then(|index| (!numeric_only(index)).then(|| Unsafe::new(&w.source, "[")));
+            return prompt_target(rest, &w.source).or_else(|| {
+                subscript(rest)
+                    .and_then(|index| (!numeric_only(index)).then(|| Unsafe::new(&w.source, "[")))
+            });
         }
     }
     None
@@ -457,6 +476,8 @@ mod tests {
             "getopts ab a[i]",
             "export PS4=$x",
             "declare PROMPT_COMMAND=ls",
+            "read PS4",
+            "printf -v PS4 x",
         ] {
             assert!(builtin(&words(line)).is_some(), "{line}");
         }
@@ -479,6 +500,7 @@ mod tests {
             "mapfile -t lines",
             "local x=1",
             "export PS4=+",
+            "unset PS4",
         ] {
             assert_eq!(builtin(&words(line)), None, "{line}");
         }

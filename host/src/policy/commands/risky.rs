@@ -763,7 +763,20 @@ fn scan(words: &[Word], start: usize, entry: &Options<'_>, permute: bool) -> Sca
                 i += 1;
                 continue;
             }
-            let takes_next = value.is_none() && entry.long_values.contains(&name);
+            // An abbreviation stands for the option it abbreviates (`--expr` is `--expression`).
+            let canonical = entry
+                .long_values
+                .iter()
+                .find(|v| **v == name)
+                .or_else(|| {
+                    entry
+                        .long_values
+                        .iter()
+                        .find(|v| !name.is_empty() && v.starts_with(name))
+                })
+                .copied()
+                .unwrap_or(name);
+            let takes_next = value.is_none() && entry.long_values.contains(&canonical);
             let value_word = (takes_next && i + 1 < words.len()).then_some(i + 1);
             if let Some(full) = long_match(entry.long, name) {
                 let mut parts = vec![0, i];
@@ -776,7 +789,7 @@ fn scan(words: &[Word], start: usize, entry: &Options<'_>, permute: bool) -> Sca
             }
             out.options.push(Opt {
                 word: i,
-                name: format!("--{name}"),
+                name: format!("--{canonical}"),
                 value: value.map(str::to_string),
                 value_word,
             });
@@ -1364,6 +1377,8 @@ mod tests {
             ("sed s/a/b/w f", vec!["sed script (s///w)"]),
             ("sed -e p -e w f", vec!["sed script (w)"]),
             ("sed --expression=1e f", vec!["sed script (e)"]),
+            ("sed --expr 1e 1d", vec!["sed script (e)"]),
+            ("awk --so BEGIN{system(x)} 1", vec!["awk program (system)"]),
             ("sed -n 1e f", vec!["sed script (e)"]),
             ("awk {system(x)} f", vec!["awk program (system)"]),
             ("gawk -f prog.awk f", vec!["-f"]),

@@ -219,6 +219,10 @@ impl Analyzer {
             C::BraceGroup(group) => self.compound_list(&group.0, ctx),
             C::Subshell(subshell) => self.compound_list(&subshell.0, ctx),
             C::ForClause(clause) => {
+                let name = &clause.variable_name;
+                if let Some(u) = expansions::prompt_target(name, &format!("for {name} in")) {
+                    self.record_unsafe(ctx, u);
+                }
                 for value in clause.values.iter().flatten() {
                     self.word(&value.value, ctx)?;
                 }
