@@ -961,6 +961,7 @@ mod tests {
             (r"PS4=\$\(id\) bash -xc ls", r"PS4=\$\(id\)", "PS4="),
             (r"env PS4=\$x bash -xc ls", r"PS4=\$x", "PS4="),
             ("read PS4 <<< x", "PS4", "PS4="),
+            (r"sudo -u root PS4=\$x bash -x", r"PS4=\$x", "PS4="),
             ("for PS4 in x; do ls; done", "for PS4 in", "PS4="),
             ("bash -c 'ls $((y))'", "$((y))", "$(("),
             ("echo \"$(ls $((y)))\"", "$((y))", "$(("),

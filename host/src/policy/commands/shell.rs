@@ -528,15 +528,14 @@ impl Analyzer {
     }
 
     /// The assignments `env` and `sudo` make before the command: prompt variables, and
-    /// functions exported to a child bash (`BASH_FUNC_ls%%=() { …; }`), whose bodies run.
+    /// functions exported to a child bash (`BASH_FUNC_ls%%=() { …; }`), whose bodies run. Every
+    /// argument is looked at (option values are not told apart from assignments here; an
+    /// argument of the command that looks like one is refused or checked too, which is safe).
     fn environment(&mut self, args: &[Word], ctx: Ctx) -> Result<(), Unparsable> {
         for arg in args {
             let text = arg.text();
             if arg.literal.is_none() || !text.contains('=') || text.starts_with('-') {
-                if text.starts_with('-') {
-                    continue;
-                }
-                break;
+                continue;
             }
             if let Some(u) = expansions::prompt_assignment(&arg.source) {
                 self.record_unsafe(ctx, u);
