@@ -731,17 +731,18 @@ fn scan(words: &[Word], start: usize, entry: &Options<'_>, permute: bool) -> Sca
     while i < words.len() {
         let w = &words[i];
         let (known, complete) = leading_literal(w);
+        if !options_done && complete && known == "--" {
+            options_done = true;
+            i += 1;
+            continue;
+        }
         if options_done
             || !may_start_with(w, "-")
             || (complete && (known == "-" || known.is_empty()))
         {
-            if !options_done && known == "--" && complete {
+            out.operands.push(i);
+            if !permute {
                 options_done = true;
-            } else {
-                out.operands.push(i);
-                if !permute {
-                    options_done = true;
-                }
             }
             i += 1;
             continue;
@@ -1339,6 +1340,7 @@ mod tests {
             "git --no-pager log",
             "git commit -m -c",
             "git rebase -i main",
+            "git diff --no-index -- --output=x f",
         ] {
             assert!(options(safe).is_empty(), "{safe}: {:?}", options(safe));
         }
@@ -1452,6 +1454,7 @@ mod tests {
             "uniq in",
             "uniq -c in",
             "tee",
+            "sort -- -o",
             "dd if=a bs=1",
             "curl -sSL url",
             "curl -d x url",
