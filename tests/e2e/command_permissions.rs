@@ -1,6 +1,8 @@
 //! CLINE_COMMAND_PERMISSIONS and the .clineignore command check: every conformance case through
 //! the real `toolhost policy check-command`, the refusals through the real execute_command plugin
-//! (proving the command never starts), and a corpus of attempts to get around a deny rule.
+//! (proving the command never starts), a corpus of attempts to get around a deny rule, and a
+//! corpus of expansions and options that run code or write files, each refused with its marker
+//! left untouched (and, run without permissions, shown to have its effect).
 
 use std::path::Path;
 use std::process::Command;
