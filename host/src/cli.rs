@@ -159,9 +159,10 @@ pub enum PolicyCommand {
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
     },
-    /// What CLINE_COMMAND_PERMISSIONS and .clineignore say about a command, without running it
-    /// (JSON: allowed, reason, matched_pattern, failed_segment, detected_operator,
-    /// denial_message, clineignore_path).
+    /// What CLINE_COMMAND_PERMISSIONS and .clineignore say about a command, without running it:
+    /// allowed or refused, which rule or construct decided, the commands found and how strictly
+    /// they were checked, and the .clineignore check. Exit code 0 when execute_command would run
+    /// it, 1 when it would refuse it.
     CheckCommand {
         /// The command, as execute_command would receive it (after `--` if it starts with `-`).
         #[arg(allow_hyphen_values = true)]
@@ -169,6 +170,10 @@ pub enum PolicyCommand {
         /// The workspace directory. Default: the current directory.
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
+        /// Print JSON (the verdict's fields, `clineignore_path`, `configured`, `segments`,
+        /// `commands`, `unsafe_constructs`, `configuration_problem`).
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -269,10 +274,28 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             print_line(&check_path_json(&workspace, &path).to_string());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Policy(PolicyCommand::CheckCommand { command, cwd }) => {
+        Command::Policy(PolicyCommand::CheckCommand { command, cwd, json }) => {
             let workspace = open_workspace(cwd.as_deref())?;
-            print_line(&check_command_json(&workspace, &command).to_string());
-            Ok(ExitCode::SUCCESS)
+            let report = crate::policy::commands::explain_command(
+                &workspace,
+                crate::policy::CommandPermissions::global(),
+                &command,
+            );
+            if json {
+                print_line(
+                    &serde_json::to_value(&report)
+                        .unwrap_or(Value::Null)
+                        .to_string(),
+                );
+            } else {
+                print!("{}", render_command_report(&report));
+            }
+            let runs = report.check.verdict.allowed && report.check.clineignore_path.is_none();
+            Ok(if runs {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
     }
 }
@@ -584,15 +607,112 @@ fn print_tools(host: &Host, json: bool) {
     print!("{out}");
 }
 
-/// The JSON `policy check-command` prints: the permission verdict under the process's
-/// CLINE_COMMAND_PERMISSIONS and the argument .clineignore blocks.
-pub fn check_command_json(workspace: &Workspace, command: &str) -> Value {
-    let check = crate::policy::check_command(
-        workspace,
-        crate::policy::CommandPermissions::global(),
-        command,
+/// What `policy check-command` prints without `--json`.
+pub fn render_command_report(report: &crate::policy::commands::CommandExplanation) -> String {
+    use crate::policy::commands::{CheckedPart, Reason};
+    let verdict = &report.check.verdict;
+    let mut out = String::new();
+    let stricter = if verdict.stricter_than_cline {
+        " (stricter than Cline)"
+    } else {
+        ""
+    };
+    let outcome = if verdict.allowed {
+        "allowed"
+    } else {
+        "refused"
+    };
+    out.push_str(&format!(
+        "{outcome}: {}{stricter}\n",
+        verdict.reason.as_str()
+    ));
+    let part = verdict.failed_segment.as_deref().unwrap_or_default();
+    let decided = match verdict.reason {
+        Reason::NoConfig => {
+            "CLINE_COMMAND_PERMISSIONS is not set: nothing is restricted".to_string()
+        }
+        Reason::Allowed => "every part passed the rules (see below)".to_string(),
+        Reason::InvalidConfig => report.configuration_problem.clone().unwrap_or_default(),
+        Reason::Denied | Reason::SegmentDenied => format!(
+            "deny pattern \"{}\" matches \"{}\"",
+            verdict.matched_pattern.as_deref().unwrap_or_default(),
+            if part.is_empty() { "the command" } else { part }
+        ),
+        Reason::NoMatchDenyDefault => "no allow pattern matches the command".to_string(),
+        Reason::SegmentNoMatch => format!("no allow pattern matches \"{part}\""),
+        Reason::RedirectDetected => "a redirect, and allowRedirects is not true".to_string(),
+        Reason::ShellOperatorDetected => format!(
+            "{} outside quotes",
+            match verdict.detected_operator.as_deref() {
+                Some("parse_error") => "a command the parser cannot read".to_string(),
+                Some(operator) => format!("the operator {operator}"),
+                None => "an operator".to_string(),
+            }
+        ),
+        Reason::DynamicCommand => format!("\"{part}\" runs something only known at run time"),
+        Reason::UnsafeExpansion => format!(
+            "{part} ({}) has an effect the check cannot compute",
+            verdict.detected_operator.as_deref().unwrap_or_default()
+        ),
+        Reason::RiskyOption => format!(
+            "{} in \"{part}\" runs code or writes files, and no allow pattern names it",
+            verdict.detected_operator.as_deref().unwrap_or_default()
+        ),
+    };
+    out.push_str(&format!("  decided by: {decided}\n"));
+    if let Some(message) = &verdict.denial_message {
+        out.push_str(&format!("  message: {message}\n"));
+    }
+    let list = |out: &mut String, title: &str, parts: &[CheckedPart]| {
+        if parts.is_empty() {
+            return;
+        }
+        out.push_str(title);
+        for p in parts {
+            let outcome = match (&p.refused, &p.denied_by, &p.allowed_by) {
+                (Some(reason), Some(pattern), _) => {
+                    format!("refused: {} (deny \"{pattern}\")", reason.as_str())
+                }
+                (Some(reason), None, _) => format!("refused: {}", reason.as_str()),
+                (None, _, Some(pattern)) => format!("allowed by \"{pattern}\""),
+                (None, _, None) => "passed".to_string(),
+            };
+            let risky = if p.risky_options.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; runs code or writes files: {}",
+                    p.risky_options.join(", ")
+                )
+            };
+            out.push_str(&format!(
+                "  {}  [{}] {outcome}{risky}\n",
+                p.command,
+                p.checked_with.replace('_', " ")
+            ));
+        }
+    };
+    list(
+        &mut out,
+        "Cline's check, segment by segment:\n",
+        &report.trace.segments,
     );
-    serde_json::to_value(&check).unwrap_or(Value::Null)
+    list(
+        &mut out,
+        "Commands that would run (the stricter check):\n",
+        &report.trace.commands,
+    );
+    if !report.trace.unsafe_constructs.is_empty() {
+        out.push_str("Constructs whose effect cannot be computed:\n");
+        for u in &report.trace.unsafe_constructs {
+            out.push_str(&format!("  {} ({})\n", u.construct, u.operator));
+        }
+    }
+    match &report.check.clineignore_path {
+        Some(path) => out.push_str(&format!(".clineignore: blocks {path}\n")),
+        None => out.push_str(".clineignore: no argument is blocked\n"),
+    }
+    out
 }
 
 /// The JSON `policy check-path` prints: the path as given, where it resolves and really

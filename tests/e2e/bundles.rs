@@ -299,8 +299,12 @@ fn the_bundles_command_permissions_apply() {
     let bundle = Bundle::new();
     let policy = "[policy]\ncommand_permissions = '{\"allow\": [\"git *\"]}'\n";
     bundle.write(&bundle.manifest(&format!("={}", bundle.version), policy));
-    let check = bundle.toolhost(&bundle.public_key(), &["policy", "check-command", "ls"]);
-    assert_eq!(check.code, 0, "{}", check.stderr);
+    let check = bundle.toolhost(
+        &bundle.public_key(),
+        &["policy", "check-command", "--json", "ls"],
+    );
+    // check-command exits 1 for a refused command (and prints JSON with --json).
+    assert_eq!(check.code, 1, "{}", check.stderr);
     assert_eq!(check.json()["allowed"], json!(false));
     assert_eq!(check.json()["reason"], json!("no_match_deny_default"));
 }

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Denial, Reason, Rules};
+use super::{CheckedPart, Denial, Reason, Rules};
 
 /// The first line separator or backtick outside the quotes that make it harmless, named as
 /// Cline names it (`\n` and `\r` as two-character escapes, other separators as `U+XXXX`).
@@ -304,6 +304,33 @@ pub fn validate(parsed: &Parsed, rules: &Rules) -> Option<Denial> {
         .subshells
         .iter()
         .find_map(|subshell| validate(subshell, rules))
+}
+
+/// Every segment (subshells' included) with what Cline's rules say about it, for explanations.
+pub fn explain(parsed: &Parsed, rules: &Rules) -> Vec<CheckedPart> {
+    let mut out = Vec::new();
+    for segment in &parsed.segments {
+        let denial = check_segment(segment, rules);
+        out.push(CheckedPart {
+            command: segment.clone(),
+            checked_with: "allow_and_deny",
+            allowed_by: match denial {
+                Some(_) => None,
+                None => rules
+                    .allow
+                    .iter()
+                    .find(|p| p.matches(segment))
+                    .map(|p| p.as_str().to_string()),
+            },
+            refused: denial.as_ref().map(|d| d.reason),
+            denied_by: denial.and_then(|d| d.matched_pattern),
+            risky_options: Vec::new(),
+        });
+    }
+    for subshell in &parsed.subshells {
+        out.extend(explain(subshell, rules));
+    }
+    out
 }
 
 /// Cline's `validateSingleCommand`.

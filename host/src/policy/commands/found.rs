@@ -1,7 +1,8 @@
 //! What the analysis finds: the words of a command, with what is known about them before it
 //! runs, and the commands themselves.
 
-use super::pattern::Glob;
+use super::pattern::{Glob, Marked};
+use super::risky::Risky;
 
 /// How strictly a found command is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +137,19 @@ impl Word {
     }
 }
 
+/// Where a part of a simple command stands in the text allow patterns are matched against,
+/// which joins, as Cline does, the assignments, words and redirect operands in their order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Slot {
+    /// `words[i]`.
+    Word(usize),
+    /// A prefix assignment (`FOO=1 npm test`), as Cline sees it.
+    Assignment(String),
+    /// A redirect's operand: only a `*` of a pattern may cover it, so that `cat < in.txt`
+    /// matches `cat *` as in Cline, but `npm >test publish` does not match `npm test *`.
+    Hole,
+}
+
 /// A command the line runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
@@ -145,13 +159,62 @@ pub struct Found {
     pub strength: Strength,
     /// Code whose text is only known at run time (`bash -c "$X"`): it cannot be checked.
     pub opaque: bool,
+    /// The order of its parts for allow patterns; empty for the words alone (a command behind
+    /// a wrapper).
+    pub layout: Vec<Slot>,
+    /// Its options that run code or write files.
+    pub risky: Vec<Risky>,
 }
 
 impl Found {
-    /// The command for messages: literal words as Cline would show them, dynamic ones as written.
+    /// A command of these words.
+    pub fn new(words: Vec<Word>, strength: Strength) -> Self {
+        Self {
+            words,
+            strength,
+            opaque: false,
+            layout: Vec::new(),
+            risky: Vec::new(),
+        }
+    }
+
+    fn slots(&self) -> Vec<Slot> {
+        if self.layout.is_empty() {
+            (0..self.words.len()).map(Slot::Word).collect()
+        } else {
+            self.layout.clone()
+        }
+    }
+
+    /// The command for messages: its prefix assignments, then literal words as Cline would
+    /// show them, dynamic ones as written.
     pub fn display(&self) -> String {
-        self.words
+        let mut parts = Vec::new();
+        for slot in self.slots() {
+            match slot {
+                Slot::Assignment(text) => parts.push(text),
+                Slot::Word(i) => {
+                    let w = &self.words[i];
+                    if w.literal.is_some() {
+                        parts.push(if w.dynamic {
+                            w.source.clone()
+                        } else {
+                            w.text().to_string()
+                        });
+                    }
+                }
+                Slot::Hole => {}
+            }
+        }
+        parts.join(" ")
+    }
+
+    /// A risky option as a command of its own, for messages.
+    pub fn display_risky(&self, risky: &Risky) -> String {
+        risky
+            .words
             .iter()
+            .filter_map(|&i| self.words.get(i))
             .filter(|w| w.literal.is_some())
             .map(|w| {
                 if w.dynamic {
@@ -164,20 +227,76 @@ impl Found {
             .join(" ")
     }
 
-    /// The text allow patterns are matched against (expansions empty, as in Cline).
-    pub fn literal_text(&self) -> String {
-        self.words
-            .iter()
-            .filter_map(|w| w.literal.as_deref())
-            .collect::<Vec<_>>()
-            .join(" ")
+    /// The text allow patterns are matched against (expansions empty, as in Cline): assignments
+    /// and words, with redirect operands and appended arguments as holes; the characters of the risky options in
+    /// `fixed` must be named by the pattern.
+    pub fn allow_text(&self, fixed: &[&Risky]) -> Vec<Marked> {
+        let mut out = Vec::new();
+        for slot in self.slots() {
+            let start = out.len();
+            match slot {
+                Slot::Assignment(text) => out.extend(text.chars().map(Marked::Char)),
+                Slot::Hole => out.push(Marked::Hole),
+                Slot::Word(i) => {
+                    let Some(literal) = self.words[i].literal.as_deref() else {
+                        // Arguments a wrapper adds (`xargs`): like a redirect operand, only a
+                        // `*` covers them.
+                        out.insert(start, Marked::Char(' '));
+                        out.push(Marked::Hole);
+                        continue;
+                    };
+                    for (k, c) in literal.chars().enumerate() {
+                        let is_fixed = fixed.iter().any(|r| {
+                            r.fixed
+                                .iter()
+                                .any(|(w, range)| *w == i && range.contains(&k))
+                        });
+                        out.push(if is_fixed {
+                            Marked::Fixed(c)
+                        } else {
+                            Marked::Char(c)
+                        });
+                    }
+                }
+            }
+            if start > 0 {
+                out.insert(start, Marked::Char(' '));
+            }
+        }
+        out
     }
 
     /// Everything the command may be when it runs; with `basename`, the command name without its
     /// directory (`/bin/rm` is `rm`).
     pub fn template(&self, basename: bool) -> Vec<Glob> {
+        Self::template_of(self.words.iter(), basename)
+    }
+
+    /// The template of a risky option as a command of its own, an attached value split off
+    /// (`git -cX` is also `git -c X`).
+    pub fn template_risky(&self, risky: &Risky, basename: bool) -> Vec<Glob> {
+        let mut words: Vec<Word> = Vec::new();
+        for &i in &risky.words {
+            let Some(word) = self.words.get(i) else {
+                continue;
+            };
+            match risky.split {
+                Some((at_word, at)) if at_word == i && at <= word.template.len() => {
+                    let mut option = word.clone();
+                    option.template = word.template[..at].to_vec();
+                    let mut value = word.clone();
+                    value.template = word.template[at..].to_vec();
+                    words.extend([option, value]);
+                }
+                _ => words.push(word.clone()),
+            }
+        }
+        Self::template_of(words.iter(), basename)
+    }
+
+    fn template_of<'a>(words: impl Iterator<Item = &'a Word>, basename: bool) -> Vec<Glob> {
         let mut out = Vec::new();
-        for (i, word) in self.words.iter().enumerate() {
+        for (i, word) in words.enumerate() {
             if i > 0 {
                 out.push(Glob::Char(' '));
             }

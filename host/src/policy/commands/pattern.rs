@@ -17,13 +17,22 @@ pub enum Glob {
     Any,
 }
 
+/// One element of the text an allow pattern is matched against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marked {
+    /// A character any pattern element may match.
+    Char(char),
+    /// A character only the same character of the pattern matches (not `*` or `?`).
+    Fixed(char),
+    /// A part (a redirect operand) only a `*` of the pattern may cover.
+    Hole,
+}
+
 /// A compiled allow or deny pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
     text: String,
     parts: Vec<Glob>,
-    /// A pattern that was not a string in the configuration: it matches nothing.
-    never: bool,
 }
 
 impl Pattern {
@@ -40,16 +49,6 @@ impl Pattern {
         Self {
             text: text.to_string(),
             parts,
-            never: false,
-        }
-    }
-
-    /// A configuration entry that is not a string: it counts as a rule but matches nothing.
-    pub fn never(text: &str) -> Self {
-        Self {
-            text: text.to_string(),
-            parts: Vec::new(),
-            never: true,
         }
     }
 
@@ -64,10 +63,42 @@ impl Pattern {
         self.may_match(&literal)
     }
 
+    /// Whether the whole of `text` matches, where some characters must be matched by the same
+    /// character in the pattern (an option that runs code: `git *` does not name `-c`) and some
+    /// parts only by a `*` (a redirect's operand, which is not an argument of the command).
+    pub fn matches_marked(&self, text: &[Marked]) -> bool {
+        let (n, m) = (self.parts.len(), text.len());
+        // reach[j]: the pattern from part i on matches text[j..]; rows from the end backwards.
+        let mut next = vec![false; m + 1];
+        let mut row = vec![false; m + 1];
+        for i in (0..=n).rev() {
+            for j in (0..=m).rev() {
+                row[j] = match self.parts.get(i) {
+                    None => j == m,
+                    // A star covers anything but a character that must be named.
+                    Some(Glob::Any) => {
+                        next[j] || (j < m && !matches!(text[j], Marked::Fixed(_)) && row[j + 1])
+                    }
+                    Some(part) => {
+                        j < m
+                            && match (part, text[j]) {
+                                (Glob::Char(p), Marked::Char(c) | Marked::Fixed(c)) => *p == c,
+                                (Glob::One, Marked::Char(_)) => true,
+                                _ => false,
+                            }
+                            && next[j + 1]
+                    }
+                };
+            }
+            std::mem::swap(&mut next, &mut row);
+        }
+        next[0]
+    }
+
     /// Whether some string described by `template` matches (a template's `Any` stands for a
     /// part of the command only known when it runs).
     pub fn may_match(&self, template: &[Glob]) -> bool {
-        !self.never && intersects(&self.parts, template)
+        intersects(&self.parts, template)
     }
 }
 
@@ -148,8 +179,24 @@ mod tests {
     }
 
     #[test]
-    fn non_string_entries_match_nothing() {
-        assert!(!Pattern::never("5").matches("5"));
-        assert!(!Pattern::never("5").may_match(&template("%")));
+    fn marked_text_needs_literal_options_and_stars_for_holes() {
+        let marked = |text: &str| -> Vec<Marked> {
+            // `_` is a hole, upper case must be named literally (and is matched lower case).
+            text.chars()
+                .map(|c| match c {
+                    '_' => Marked::Hole,
+                    c if c.is_ascii_uppercase() => Marked::Fixed(c.to_ascii_lowercase()),
+                    c => Marked::Char(c),
+                })
+                .collect()
+        };
+        assert!(Pattern::new("git *").matches_marked(&marked("git log")));
+        assert!(!Pattern::new("git *").matches_marked(&marked("git -C x")));
+        assert!(Pattern::new("git -c *").matches_marked(&marked("git -C x")));
+        assert!(!Pattern::new("git -? *").matches_marked(&marked("git -C x")));
+        assert!(Pattern::new("cat *").matches_marked(&marked("cat _")));
+        assert!(!Pattern::new("cat").matches_marked(&marked("cat _")));
+        assert!(!Pattern::new("npm test *").matches_marked(&marked("npm _ publish")));
+        assert!(!Pattern::new("ls ?").matches_marked(&marked("ls _")));
     }
 }

@@ -20,7 +20,9 @@ use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions, SourceInfo};
 
-pub use super::found::{Found, Strength, Word};
+use super::expansions::{self, numeric_only, Unsafe};
+pub use super::found::{Found, Slot, Strength, Word};
+use super::risky;
 use super::wrappers::{self, Inner};
 
 /// How deeply code may nest (substitutions in `bash -c` strings in substitutions…).
@@ -33,6 +35,9 @@ pub struct Analysis {
     pub commands: Vec<Found>,
     /// Whether any redirection, here-document or process substitution appears.
     pub redirects: bool,
+    /// Constructs whose effect cannot be computed (see [`super::expansions`]), in code that
+    /// runs.
+    pub unsafe_constructs: Vec<Unsafe>,
 }
 
 /// A command line the parser rejects (bash would reject it too, or it is too deeply nested).
@@ -104,6 +109,9 @@ enum HereInput {
 struct Analyzer {
     analysis: Analysis,
     depth: usize,
+    /// Above zero while a word is only read for its text (a prefix assignment as allow
+    /// patterns see it), its code being walked elsewhere: nothing is recorded.
+    quiet: usize,
 }
 
 fn options() -> ParserOptions {
@@ -117,6 +125,9 @@ fn options() -> ParserOptions {
 impl Analyzer {
     /// A failure: fatal for code that runs, ignored for code that only might (quoted text).
     fn fail(&self, ctx: Ctx, message: String) -> Result<(), Unparsable> {
+        if self.quiet > 0 {
+            return Ok(());
+        }
         match ctx.strength {
             Strength::Full => Err(Unparsable(message)),
             Strength::DenyOnly => Ok(()),
@@ -124,6 +135,9 @@ impl Analyzer {
     }
 
     fn program(&mut self, source: &str, ctx: Ctx) -> Result<(), Unparsable> {
+        if self.quiet > 0 {
+            return Ok(());
+        }
         if self.depth >= MAX_DEPTH {
             return self.fail(ctx, "the command nests too deeply".to_string());
         }
@@ -186,19 +200,29 @@ impl Analyzer {
     fn compound(&mut self, compound: &ast::CompoundCommand, ctx: Ctx) -> Result<(), Unparsable> {
         use ast::CompoundCommand as C;
         match compound {
-            C::Arithmetic(arithmetic) => self.nested_word(&arithmetic.expr.value, ctx),
+            C::Arithmetic(arithmetic) => {
+                let expr = &arithmetic.expr.value;
+                self.arithmetic(expr, || format!("(({expr}))"), "((", ctx);
+                self.nested_word(expr, ctx)
+            }
             C::ArithmeticForClause(clause) => {
                 for expr in [&clause.initializer, &clause.condition, &clause.updater]
                     .into_iter()
                     .flatten()
                 {
-                    self.nested_word(&expr.value, ctx)?;
+                    let text = &expr.value;
+                    self.arithmetic(text, || format!("for (({text}))"), "for ((", ctx);
+                    self.nested_word(text, ctx)?;
                 }
                 self.compound_list(&clause.body.0, ctx)
             }
             C::BraceGroup(group) => self.compound_list(&group.0, ctx),
             C::Subshell(subshell) => self.compound_list(&subshell.0, ctx),
             C::ForClause(clause) => {
+                let name = &clause.variable_name;
+                if let Some(u) = expansions::prompt_target(name, &format!("for {name} in")) {
+                    self.record_unsafe(ctx, u);
+                }
                 for value in clause.values.iter().flatten() {
                     self.word(&value.value, ctx)?;
                 }
@@ -242,8 +266,36 @@ impl Analyzer {
                 self.extended_test(b, ctx)
             }
             T::Not(inner) | T::Parenthesized(inner) => self.extended_test(inner, ctx),
-            T::UnaryTest(_, word) => self.word(&word.value, ctx).map(drop),
-            T::BinaryTest(_, left, right) => {
+            T::UnaryTest(predicate, word) => {
+                let checked = self.word(&word.value, ctx)?;
+                if matches!(
+                    predicate,
+                    ast::UnaryPredicate::ShellVariableIsSetAndAssigned
+                        | ast::UnaryPredicate::ShellVariableIsSetAndNameRef
+                ) {
+                    if let Some(u) = expansions::variable_name(&checked) {
+                        self.record_unsafe(ctx, u);
+                    }
+                }
+                Ok(())
+            }
+            T::BinaryTest(predicate, left, right) => {
+                use ast::BinaryPredicate as B;
+                if matches!(
+                    predicate,
+                    B::ArithmeticEqualTo
+                        | B::ArithmeticNotEqualTo
+                        | B::ArithmeticLessThan
+                        | B::ArithmeticLessThanOrEqualTo
+                        | B::ArithmeticGreaterThan
+                        | B::ArithmeticGreaterThanOrEqualTo
+                ) {
+                    for side in [&left.value, &right.value] {
+                        let construct =
+                            || format!("[[ {} {predicate} {} ]]", left.value, right.value);
+                        self.arithmetic(side, construct, &predicate.to_string(), ctx);
+                    }
+                }
                 self.word(&left.value, ctx)?;
                 self.word(&right.value, ctx).map(drop)
             }
@@ -252,6 +304,7 @@ impl Analyzer {
 
     fn simple(&mut self, simple: &ast::SimpleCommand, ctx: Ctx) -> Result<(), Unparsable> {
         let mut words = Vec::new();
+        let mut layout = Vec::new();
         let mut here = None;
         let prefix = simple.prefix.iter().flat_map(|p| p.0.iter());
         let suffix = simple.suffix.iter().flat_map(|s| s.0.iter());
@@ -263,14 +316,25 @@ impl Analyzer {
         for item in items {
             use ast::CommandPrefixOrSuffixItem as P;
             match item {
-                Item::Name(word) => words.push(self.word(&word.value, ctx)?),
-                Item::Part(P::Word(word)) => words.push(self.word(&word.value, ctx)?),
-                Item::Part(P::IoRedirect(redirect)) => self.redirect(redirect, ctx, &mut here)?,
+                Item::Name(word) | Item::Part(P::Word(word)) => {
+                    layout.push(Slot::Word(words.len()));
+                    words.push(self.word(&word.value, ctx)?);
+                }
+                Item::Part(P::IoRedirect(redirect)) => {
+                    layout.push(Slot::Hole);
+                    self.redirect(redirect, ctx, &mut here)?;
+                }
                 Item::Part(P::AssignmentWord(assignment, word)) => {
                     if words.is_empty() {
-                        self.assignment(assignment, ctx)?;
+                        self.assignment(assignment, &word.value, ctx)?;
+                        // Allow patterns see it as Cline does (`FOO=1 npm test` is not `npm *`).
+                        self.quiet += 1;
+                        let text = self.word(&word.value, ctx);
+                        self.quiet -= 1;
+                        layout.push(Slot::Assignment(text?.text().to_string()));
                     } else {
                         // After the command name it is an argument (`export A=$(…)`).
+                        layout.push(Slot::Word(words.len()));
                         words.push(self.word(&word.value, ctx)?);
                     }
                 }
@@ -279,6 +343,7 @@ impl Analyzer {
                     self.compound_list(&subshell.0, ctx.unpiped())?;
                     let mut word = Word::new("<(…)");
                     word.push_unknown();
+                    layout.push(Slot::Word(words.len()));
                     words.push(word);
                 }
             }
@@ -286,18 +351,28 @@ impl Analyzer {
         if words.is_empty() {
             return Ok(());
         }
-        self.command(words, ctx, here)
+        self.command(words, ctx, here, layout)
     }
 
-    fn assignment(&mut self, assignment: &ast::Assignment, ctx: Ctx) -> Result<(), Unparsable> {
+    fn assignment(
+        &mut self,
+        assignment: &ast::Assignment,
+        source: &str,
+        ctx: Ctx,
+    ) -> Result<(), Unparsable> {
         if let ast::AssignmentName::ArrayElementName(_, index) = &assignment.name {
+            self.arithmetic(index, || source.to_string(), "[", ctx);
             self.nested_word(index, ctx)?;
+        }
+        if let Some(u) = expansions::prompt_assignment(source) {
+            self.record_unsafe(ctx, u);
         }
         match &assignment.value {
             ast::AssignmentValue::Scalar(word) => self.word(&word.value, ctx).map(drop),
             ast::AssignmentValue::Array(items) => {
                 for (key, value) in items {
                     if let Some(key) = key {
+                        self.arithmetic(&key.value, || source.to_string(), "[", ctx);
                         self.word(&key.value, ctx)?;
                     }
                     self.word(&value.value, ctx)?;
@@ -381,12 +456,17 @@ impl Analyzer {
         words: Vec<Word>,
         ctx: Ctx,
         here: Option<HereInput>,
+        layout: Vec<Slot>,
     ) -> Result<(), Unparsable> {
-        self.analysis.commands.push(Found {
-            words: words.clone(),
-            strength: ctx.strength,
-            opaque: false,
-        });
+        let risky = risky::find(&words);
+        for code in risky.iter().filter_map(|r| r.code.as_deref()) {
+            // Code an option runs (a git alias): deny rules see it.
+            self.program(code, ctx.latent())?;
+        }
+        let mut found = Found::new(words.clone(), ctx.strength);
+        found.layout = layout;
+        found.risky = risky;
+        self.analysis.commands.push(found);
         let Some(name) = words.first() else {
             return Ok(());
         };
@@ -394,6 +474,15 @@ impl Analyzer {
             return Ok(());
         }
         let base = name.text().rsplit('/').next().unwrap_or_default();
+        let mut named = words.clone();
+        named[0] = Word::new(base);
+        named[0].push_literal(base);
+        if let Some(u) = expansions::builtin(&named) {
+            self.record_unsafe(ctx, u);
+        }
+        if matches!(base, "env" | "sudo") {
+            self.environment(&words[1..], ctx)?;
+        }
         match wrappers::inner(base, &words[1..]) {
             Inner::Nothing => Ok(()),
             Inner::Command {
@@ -404,11 +493,11 @@ impl Analyzer {
                 if appends {
                     inner.push(Word::appended());
                 }
-                self.command(inner, ctx, here)
+                self.command(inner, ctx, here, Vec::new())
             }
             Inner::Commands(list) => list
                 .into_iter()
-                .try_for_each(|inner| self.command(inner, ctx.unpiped(), None)),
+                .try_for_each(|inner| self.command(inner, ctx.unpiped(), None, Vec::new())),
             Inner::Code(Some(code)) => self.program(&code, ctx),
             Inner::LatentCode(code) => self.program(&code, ctx.latent()),
             Inner::Code(None) | Inner::Opaque => {
@@ -433,11 +522,61 @@ impl Analyzer {
     }
 
     fn opaque(&mut self, words: Vec<Word>, ctx: Ctx) {
-        self.analysis.commands.push(Found {
-            words,
-            strength: ctx.strength,
-            opaque: true,
-        });
+        let mut found = Found::new(words, ctx.strength);
+        found.opaque = true;
+        self.analysis.commands.push(found);
+    }
+
+    /// The assignments `env` and `sudo` make before the command: prompt variables, and
+    /// functions exported to a child bash (`BASH_FUNC_ls%%=() { …; }`), whose bodies run. Every
+    /// argument is looked at (option values are not told apart from assignments here; an
+    /// argument of the command that looks like one is refused or checked too, which is safe).
+    fn environment(&mut self, args: &[Word], ctx: Ctx) -> Result<(), Unparsable> {
+        for arg in args {
+            let text = arg.text();
+            if arg.literal.is_none() || !text.contains('=') || text.starts_with('-') {
+                continue;
+            }
+            if let Some(u) = expansions::prompt_assignment(&arg.source) {
+                self.record_unsafe(ctx, u);
+            }
+            if let Some(rest) = text.strip_prefix("BASH_FUNC_") {
+                let Some((name, body)) = rest.split_once('=') else {
+                    continue;
+                };
+                if arg.dynamic {
+                    self.record_unsafe(ctx, Unsafe::new(&arg.source, "BASH_FUNC_"));
+                    continue;
+                }
+                let name = name.trim_end_matches('%');
+                if body.starts_with("()") {
+                    // bash defines the function from the value: its body is checked as the code
+                    // it is (a name that is not a valid function name does not parse: refused).
+                    self.program(&format!("{name} {body}"), ctx)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a construct whose effect cannot be computed, in code that runs.
+    fn record_unsafe(&mut self, ctx: Ctx, construct: Unsafe) {
+        if self.quiet == 0 && ctx.strength == Strength::Full {
+            self.analysis.unsafe_constructs.push(construct);
+        }
+    }
+
+    /// An arithmetic context: refused unless only numbers and operators.
+    fn arithmetic(
+        &mut self,
+        expr: &str,
+        construct: impl FnOnce() -> String,
+        operator: &str,
+        ctx: Ctx,
+    ) {
+        if !numeric_only(expr) {
+            self.record_unsafe(ctx, Unsafe::new(construct(), operator));
+        }
     }
 
     /// Classifies a word and walks the code inside it.
@@ -475,7 +614,18 @@ impl Analyzer {
         ctx: Ctx,
         word: &mut Word,
     ) -> Result<(), Unparsable> {
-        for piece in pieces {
+        for (k, piece) in pieces.iter().enumerate() {
+            let source = raw.get(piece.start_index..piece.end_index).unwrap_or("");
+            if let WordPiece::Text(text) = &piece.piece {
+                let next_is_bracket = matches!(
+                    pieces.get(k + 1).map(|p| &p.piece),
+                    Some(WordPiece::Text(next)) if next.starts_with('[')
+                );
+                if text == "$" && next_is_bracket {
+                    // `$[ … ]`, bash's old arithmetic expansion, which the parser reads as text.
+                    self.old_arithmetic(raw, piece.start_index, ctx);
+                }
+            }
             match &piece.piece {
                 WordPiece::Text(text) if quoted => word.push_literal(text),
                 WordPiece::Text(text) => word.push_unquoted(text),
@@ -497,9 +647,11 @@ impl Analyzer {
                     self.pieces(inner, raw, true, ctx, word)?;
                 }
                 WordPiece::TildePrefix(user) => word.push_literal(&format!("~{user}")),
-                WordPiece::ParameterExpansion(_) => {
+                WordPiece::ParameterExpansion(expr) => {
                     word.push_unknown();
-                    let source = raw.get(piece.start_index..piece.end_index).unwrap_or("");
+                    if let Some(operator) = expansions::parameter(expr) {
+                        self.record_unsafe(ctx, Unsafe::new(source, operator));
+                    }
                     if let Some(inner) = source.strip_prefix("${").and_then(|s| s.strip_suffix('}'))
                     {
                         if inner.contains(['$', '`']) {
@@ -521,11 +673,37 @@ impl Analyzer {
                 }
                 WordPiece::ArithmeticExpression(expr) => {
                     word.push_unknown();
+                    self.arithmetic(&expr.value, || source.to_string(), "$((", ctx);
                     self.nested_word(&expr.value, ctx)?;
                 }
             }
         }
         Ok(())
+    }
+}
+
+impl Analyzer {
+    /// `$[ … ]` at `start` in `raw`: refused unless its text, up to the matching `]`, is
+    /// numbers and operators.
+    fn old_arithmetic(&mut self, raw: &str, start: usize, ctx: Ctx) {
+        let rest = raw.get(start + 2..).unwrap_or("");
+        let mut depth = 1usize;
+        let end = rest.char_indices().find_map(|(i, c)| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        });
+        let numeric = end.is_some_and(|end| numeric_only(&rest[..end]));
+        if !numeric {
+            let construct = match end {
+                Some(end) => format!("$[{}]", &rest[..end]),
+                None => format!("$[{rest}"),
+            };
+            self.record_unsafe(ctx, Unsafe::new(construct, "$["));
+        }
     }
 }
 

@@ -3,9 +3,12 @@
 //!
 //! Each wrapper's options are read the way its `getopt` reads them, so that the command after
 //! them is found: options that take a value skip it, parsing stops at the first operand, and
-//! options that change what runs (`sudo -s`, `env -S`, `su -c`) are followed. The list is not
-//! exhaustive: programs that run code of their own (interpreters, `git` aliases, `make`) are
-//! ordinary commands here, so an allow list is the way to restrict them.
+//! options that change what runs (`sudo -s`, `env -S`, `su -c`) are followed. `env` and `sudo`
+//! take any word with `=` before the command for an assignment, as they do; `xargs -I R` and
+//! `fd -x` substitute input into the command's words. The list is not exhaustive: programs
+//! that run code of their own (interpreters, `make`) are ordinary commands here, so an allow
+//! list is the way to restrict them; options that make common programs run code (`git -c`,
+//! `sed -i`) are in [`super::risky`].
 
 use super::found::Word;
 use super::pattern::Glob;
@@ -274,6 +277,8 @@ pub fn inner<'w>(name: &str, args: &'w [Word]) -> Inner<'w> {
         "trap" => return trap(args),
         "alias" => return alias(args),
         "find" => return find(args),
+        "fd" | "fdfind" => return fd(args),
+        "xargs" => return xargs(args),
         _ => {}
     }
     match WRAPPERS.iter().find(|spec| spec.names.contains(&name)) {
@@ -459,17 +464,100 @@ fn find(args: &[Word]) -> Inner<'_> {
     }
 }
 
-fn is_assignment(text: &str) -> bool {
-    match text.split_once('=') {
-        Some((name, _)) => {
-            let mut chars = name.chars();
-            chars
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
+/// `fd … -x CMD ARGS [;]` (also `--exec`, `-X`, `--exec-batch`): everything after the option
+/// is the command; `{}`, `{/}`, `{.}`… are replaced by file names.
+fn fd(args: &[Word]) -> Inner<'_> {
+    let Some(i) = args.iter().position(|w| {
+        !w.dynamic
+            && (matches!(w.text(), "-x" | "--exec" | "-X" | "--exec-batch")
+                || w.text().starts_with("--exec="))
+    }) else {
+        return Inner::Nothing;
+    };
+    let mut words: Vec<Word> = Vec::new();
+    if let Some(first) = args[i].text().strip_prefix("--exec=") {
+        let mut word = args[i].clone();
+        word.literal = Some(first.to_string());
+        word.template = first.chars().map(Glob::Char).collect();
+        words.push(word);
     }
+    for w in &args[i + 1..] {
+        if !w.dynamic && w.text() == ";" {
+            break;
+        }
+        words.push(placeholder(w, &["{}", "{/}", "{//}", "{.}", "{/.}"]));
+    }
+    if words.is_empty() {
+        Inner::Nothing
+    } else {
+        Inner::Commands(vec![words])
+    }
+}
+
+/// A word in which a wrapper substitutes file names or input (`{}`): only known at run time.
+fn placeholder(word: &Word, markers: &[&str]) -> Word {
+    if markers
+        .iter()
+        .any(|m| word.source.contains(m) || word.text().contains(m))
+    {
+        let mut w = word.clone();
+        w.dynamic = true;
+        w.template = vec![Glob::Any];
+        w
+    } else {
+        word.clone()
+    }
+}
+
+/// `xargs`: the command after its options, with the input appended, or with `-I R` (`-i`,
+/// `--replace`) substituted for `R` in its words.
+fn xargs(args: &[Word]) -> Inner<'_> {
+    let spec = WRAPPERS
+        .iter()
+        .find(|spec| spec.names.contains(&"xargs"))
+        .unwrap_or(&PLAIN);
+    let mut replace: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() && !args[i].dynamic {
+        let text = args[i].text();
+        if text == "--" || !text.starts_with('-') {
+            break;
+        }
+        if let Some(value) = text.strip_prefix("--replace") {
+            replace = Some(value.strip_prefix('=').unwrap_or("{}").to_string());
+        } else if let Some(value) = text.strip_prefix("-I") {
+            replace = Some(if value.is_empty() {
+                args.get(i + 1)
+                    .map(|w| w.text().to_string())
+                    .unwrap_or_default()
+            } else {
+                value.to_string()
+            });
+        } else if let Some(value) = text.strip_prefix("-i") {
+            replace = Some(if value.is_empty() { "{}" } else { value }.to_string());
+        }
+        i += 1;
+    }
+    let inner = wrapped(spec, args);
+    match (inner, replace) {
+        (Inner::Command { words, .. }, Some(marker)) if !marker.is_empty() => {
+            let marker = marker.as_str();
+            Inner::Commands(vec![words
+                .iter()
+                .map(|w| placeholder(w, &[marker]))
+                .collect()])
+        }
+        (Inner::Command { words, .. }, Some(_)) => {
+            Inner::Commands(vec![words.iter().map(|w| placeholder(w, &[""])).collect()])
+        }
+        (inner, _) => inner,
+    }
+}
+
+/// `NAME=VALUE` before the command of `env` or `sudo`: any word with `=` in it, as they read it
+/// (`env 'A%=1' rm x` runs `rm x`).
+fn is_environment_assignment(text: &str) -> bool {
+    text.contains('=')
 }
 
 /// Reads a wrapper's options as its `getopt` would and returns what runs.
@@ -551,7 +639,7 @@ fn wrapped<'w>(spec: &Spec, args: &'w [Word]) -> Inner<'w> {
             i += if takes_next { 2 } else { 1 };
             continue;
         }
-        if spec.assignments && is_assignment(text) {
+        if spec.assignments && is_environment_assignment(text) {
             i += 1;
             continue;
         }
