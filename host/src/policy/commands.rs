@@ -703,9 +703,11 @@ pub fn explain_command(
     CommandExplanation {
         check: CommandCheck {
             verdict,
-            clineignore_path: workspace
-                .ignore()
-                .blocked_command_arg(workspace.cwd(), command),
+            clineignore_path: super::clineignore::blocked_command_arg(
+                workspace.ignore(),
+                workspace.cwd(),
+                command,
+            ),
             configured: permissions.is_configured(),
         },
         trace,
