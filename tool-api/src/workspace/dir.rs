@@ -56,6 +56,8 @@ pub enum Followed<'w> {
 pub struct Dir<'w> {
     workspace: &'w Workspace,
     fd: Arc<OwnedFd>,
+    /// The device it is on.
+    device: u64,
     location: Location,
     /// Approved as inside the workspace: nothing reached from it may be outside.
     inside_only: bool,
@@ -67,26 +69,40 @@ impl<'w> Dir<'w> {
     pub(super) fn new(
         workspace: &'w Workspace,
         fd: OwnedFd,
+        stat: &Stat,
         location: Location,
         inside_only: bool,
         label: String,
     ) -> Self {
+        #[allow(clippy::unnecessary_cast)]
+        let device = stat.st_dev as u64;
         Self {
             workspace,
             fd: Arc::new(fd),
+            device,
             location,
             inside_only,
             label,
         }
     }
 
-    fn child(&self, fd: OwnedFd, location: Location) -> Self {
-        Self {
-            workspace: self.workspace,
-            fd: Arc::new(fd),
+    fn child(&self, fd: OwnedFd, stat: &Stat, location: Location) -> Self {
+        Self::new(
+            self.workspace,
+            fd,
+            stat,
             location,
-            inside_only: self.inside_only,
-            label: self.label.clone(),
+            self.inside_only,
+            self.label.clone(),
+        )
+    }
+
+    /// Where `relative` below this directory is, without a link on the way. Below a directory
+    /// outside every root, the path is located again (a root may be below it).
+    fn child_location(&self, relative: &Path) -> Location {
+        match &self.location {
+            Location::Inside { .. } => self.location.join(relative),
+            Location::Outside(real) => self.workspace.locate(&real.join(relative)),
         }
     }
 
@@ -103,7 +119,7 @@ impl<'w> Dir<'w> {
     /// Whether `.clineignore` blocks `relative` (a path below this directory).
     pub fn is_ignored(&self, relative: impl AsRef<Path>, is_dir: bool) -> bool {
         self.workspace
-            .is_ignored(&self.location.join(relative), is_dir)
+            .is_ignored(&self.child_location(relative.as_ref()), is_dir)
     }
 
     /// The entries, in the order the file system gives them.
@@ -133,7 +149,9 @@ impl<'w> Dir<'w> {
             sys::Resolve::BeneathNoLinks,
         )
         .map_err(|e| FsError::from_io(e, &self.label))?;
-        Ok(self.child(fd, self.location.join(relative)))
+        let stat = sys::stat(fd.as_fd()).map_err(FsError::Io)?;
+        let location = self.child_location(relative);
+        Ok(self.child(fd, &stat, location))
     }
 
     /// Follows the symbolic link `name` as far as the scope allows: from a directory approved
@@ -142,7 +160,7 @@ impl<'w> Dir<'w> {
     pub fn follow(&self, name: &OsStr) -> Result<Followed<'w>, FsError> {
         let (fd, location, stat) = self.resolve_link(name)?;
         Ok(match sys::file_type(&stat) {
-            FileType::Directory => Followed::Dir(self.child(fd, location)),
+            FileType::Directory => Followed::Dir(self.child(fd, &stat, location)),
             FileType::RegularFile => Followed::File,
             _ => Followed::Other,
         })
@@ -151,8 +169,8 @@ impl<'w> Dir<'w> {
     /// Follows the symbolic link `name` (as [`Dir::follow`]) to a regular file, opened for
     /// reading.
     pub fn open_followed(&self, name: &OsStr) -> Result<OpenedFile, FsError> {
-        let (fd, location, stat) = self.resolve_link(name)?;
-        OpenedFile::from_path_handle(fd, stat, location)
+        let (fd, _, stat) = self.resolve_link(name)?;
+        OpenedFile::from_path_handle(fd, stat)
     }
 
     /// Opens what the link `name` leads to (`O_PATH`), locates it and checks it.
@@ -198,11 +216,14 @@ impl<'w> Dir<'w> {
         let relative = relative.as_ref();
         let fd = sys::open_read_nofollow(self.fd.as_fd(), relative)
             .map_err(|e| FsError::from_io(e, &self.label))?;
-        let location = self.location.join(relative);
-        let file = OpenedFile::from_read_handle(fd, location.clone())?;
-        let stat = sys::stat(file.as_fd()).map_err(FsError::Io)?;
-        self.workspace
-            .enforce(&self.label, self.inside_only, &location, &stat)?;
+        let file = OpenedFile::from_read_handle(fd, self.device)?;
+        // Below a directory inside a root without rules, with no link on the way, there is
+        // nothing more to check (and a walk of many files skips the work).
+        if self.workspace.has_rules(&self.location) {
+            let location = self.child_location(relative);
+            self.workspace
+                .enforce(&self.label, self.inside_only, &location, file.stat())?;
+        }
         Ok(file)
     }
 
@@ -468,6 +489,7 @@ pub(super) fn parent_dir<'w>(
     let mut dir = Dir::new(
         workspace,
         fd,
+        &stat,
         location,
         verdict.inside_workspace,
         verdict.path.clone(),
@@ -490,7 +512,7 @@ pub(super) fn parent_dir<'w>(
             }
         }
     }
-    let target = dir.location.join(name);
+    let target = dir.child_location(Path::new(name));
     if workspace.is_ignored(&target, false) {
         created.remove();
         return Err(FsError::Ignored {

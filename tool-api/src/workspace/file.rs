@@ -6,48 +6,47 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use rustix::fs::{FileType, Stat};
 
-use super::{sys, FsError, Location};
+use super::{sys, FsError};
 
 /// A regular file, open for reading, with what was known about it when it was opened.
 #[derive(Debug)]
 pub struct OpenedFile {
     file: File,
     stat: Stat,
-    location: Location,
 }
 
 impl OpenedFile {
     /// Checks an `O_PATH` handle (a regular file, not on procfs or sysfs) and reopens it for
     /// reading.
-    pub(super) fn from_path_handle(
-        fd: OwnedFd,
-        stat: Stat,
-        location: Location,
-    ) -> Result<Self, FsError> {
+    pub(super) fn from_path_handle(fd: OwnedFd, stat: Stat) -> Result<Self, FsError> {
         check_regular(&stat)?;
-        if sys::is_pseudo_fs(fd.as_fd()).map_err(FsError::Io)? {
-            return Err(FsError::NotRegular("a procfs or sysfs file"));
-        }
+        check_real_fs(fd.as_fd())?;
         let readable = sys::reopen_for_reading(&fd).map_err(FsError::Io)?;
         Ok(Self {
             file: File::from(readable),
             stat,
-            location,
         })
     }
 
-    /// Wraps a handle already open for reading, after the same checks.
-    pub(super) fn from_read_handle(fd: OwnedFd, location: Location) -> Result<Self, FsError> {
+    /// Wraps a handle already open for reading, after the same checks. `dir_device` is the
+    /// device of the directory it was opened in: a file on the same device is on the same file
+    /// system, so only a file on another one (a mount point) is asked what that is.
+    pub(super) fn from_read_handle(fd: OwnedFd, dir_device: u64) -> Result<Self, FsError> {
         let stat = sys::stat(fd.as_fd()).map_err(FsError::Io)?;
         check_regular(&stat)?;
-        if sys::is_pseudo_fs(fd.as_fd()).map_err(FsError::Io)? {
-            return Err(FsError::NotRegular("a procfs or sysfs file"));
+        #[allow(clippy::unnecessary_cast)]
+        if stat.st_dev as u64 != dir_device {
+            check_real_fs(fd.as_fd())?;
         }
         Ok(Self {
             file: File::from(fd),
             stat,
-            location,
         })
+    }
+
+    /// What `fstat` said when it was opened.
+    pub(super) fn stat(&self) -> &Stat {
+        &self.stat
     }
 
     /// The size in bytes when it was opened.
@@ -67,11 +66,6 @@ impl OpenedFile {
     /// The permission bits (`st_mode & 0o7777`).
     pub fn mode(&self) -> u32 {
         self.stat.st_mode & 0o7777
-    }
-
-    /// Where the file really is.
-    pub fn location(&self) -> &Location {
-        &self.location
     }
 
     /// The open file, to read part of it.
@@ -113,6 +107,15 @@ impl OpenedFile {
 impl std::os::fd::AsFd for OpenedFile {
     fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
         self.file.as_fd()
+    }
+}
+
+/// Refuses files of procfs and sysfs, whose size says nothing of their content.
+fn check_real_fs(fd: std::os::fd::BorrowedFd<'_>) -> Result<(), FsError> {
+    if sys::is_pseudo_fs(fd).map_err(FsError::Io)? {
+        Err(FsError::NotRegular("a procfs or sysfs file"))
+    } else {
+        Ok(())
     }
 }
 

@@ -303,6 +303,14 @@ impl Workspace {
         }
     }
 
+    /// Whether a location is inside a root that has `.clineignore` rules.
+    fn has_rules(&self, location: &Location) -> bool {
+        match location {
+            Location::Inside { root, .. } => self.roots[*root].ignore.is_active(),
+            Location::Outside(_) => true,
+        }
+    }
+
     /// Whether `.clineignore` blocks a location.
     pub fn is_ignored(&self, location: &Location, is_dir: bool) -> bool {
         match location {
@@ -462,8 +470,8 @@ impl Workspace {
 
     /// Opens the regular file a verdict names, for reading.
     pub fn open_file(&self, verdict: &PathVerdict) -> Result<OpenedFile, FsError> {
-        let (fd, location, stat) = self.open_checked(verdict, OFlags::empty())?;
-        OpenedFile::from_path_handle(fd, stat, location)
+        let (fd, _, stat) = self.open_checked(verdict, OFlags::empty())?;
+        OpenedFile::from_path_handle(fd, stat)
     }
 
     /// Opens the directory a verdict names, to list or walk it.
@@ -475,6 +483,7 @@ impl Workspace {
         Ok(Dir::new(
             self,
             fd,
+            &stat,
             location,
             verdict.inside_workspace,
             verdict.path.clone(),

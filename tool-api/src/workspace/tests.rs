@@ -211,19 +211,39 @@ fn writes_are_atomic_and_stay_in_their_directory() {
 }
 
 #[test]
+fn a_walk_from_outside_still_sees_the_rules_of_the_roots_below_it() {
+    let t = tree(".env\n");
+    let ws = Workspace::new(&t.ws).unwrap();
+    let parent = t.ws.parent().unwrap().to_string_lossy().into_owned();
+    let dir = ws.open_dir(&ws.verdict(&parent)).unwrap();
+    assert!(dir.is_ignored("ws/.env", false));
+    assert!(!dir.is_ignored("ws/src/a.txt", false));
+    let inner = dir.subdir("ws").unwrap();
+    assert!(matches!(
+        inner.open_file(".env"),
+        Err(FsError::Ignored { .. })
+    ));
+    assert!(inner.open_file("src/a.txt").is_ok());
+}
+
+#[test]
 fn nothing_is_written_inside_git() {
     let t = tree("");
     fs::create_dir_all(t.ws.join(".git/hooks")).unwrap();
     let ws = Workspace::new(&t.ws).unwrap();
     for path in [".git/hooks/pre-commit", ".git/config", "sub/.GIT/config"] {
         assert!(
-            matches!(ws.write_file(&ws.verdict(path), b"x"), Err(FsError::Protected { .. })),
+            matches!(
+                ws.write_file(&ws.verdict(path), b"x"),
+                Err(FsError::Protected { .. })
+            ),
             "{path}"
         );
     }
     assert!(!t.ws.join(".git/hooks/pre-commit").exists());
     assert!(!t.ws.join("sub").exists());
-    ws.write_file(&ws.verdict(".gitignore"), b"target\n").unwrap();
+    ws.write_file(&ws.verdict(".gitignore"), b"target\n")
+        .unwrap();
 }
 
 #[test]
