@@ -1,22 +1,25 @@
 //! toolhost: loads tool plugins and runs tool calls for coding agents.
 //!
-//! - [`plugins`]: discovery, loading and checking of plugin libraries; the [`plugins::Registry`]
-//!   of tool names.
-//! - [`executor`]: the [`Host`] and the flow of one call (parameters, policies, approval,
-//!   execution under a timeout, errors as tool results).
-//! - [`services`]: the host services a plugin receives during a call.
-//! - [`policy`]: the workspace boundary, `.clineignore` and approval rules.
-//! - [`settings`]: the settings file.
-//! - [`cli`]: the `toolhost` command line.
+//! The rooms (see ARCHITECTURE.md for how a call flows through them):
+//!
+//! - `call`: the [`Host`] and the flow of one call (prepare, checks, approval, hooks, the run
+//!   under a timeout, the outcome);
+//! - `plugins`: discovery, the plugin index, loading through the ABI adapter, the registry,
+//!   run-time tools, curated bundles, hot swap;
+//! - `policy`: the workspace capability, `.clineignore`, approval, command permissions;
+//! - `hooks`: PreToolUse/PostToolUse scripts and the trust in a workspace's own;
+//! - `agent`: the assistant-message parser, the message session, schema rendering;
+//! - `frontends`: the command line, JSON lines, MCP, replay.
 //!
 //! ```no_run
-//! use toolhost::{Host, HostConfig, policy::{ApprovalMode, Workspace}, settings::Settings, ui::HeadlessUi};
+//! use toolhost::{ApprovalMode, CommandPermissions, HeadlessUi, Host, HostConfig, Settings, Workspace};
 //!
 //! let host = Host::new(HostConfig {
 //!     plugin_dirs: vec!["target/debug/plugins".into()],
 //!     workspace: Workspace::new(std::path::Path::new(".")).unwrap(),
 //!     settings: Settings::default(),
 //!     approval: ApprovalMode::DenyUnlessAuto,
+//!     command_permissions: CommandPermissions::from_env(),
 //!     ui: Box::new(HeadlessUi),
 //!     task_id: "example".into(),
 //! });
@@ -25,26 +28,24 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod bundle;
-pub mod cli;
-pub mod executor;
-pub mod hooks;
-pub mod known_tools;
-pub mod mcp_server;
-pub mod mcp_servers;
-pub mod outcome;
-pub mod parser;
-pub mod plugins;
-pub mod policy;
-pub mod replay;
-pub mod schema;
-pub mod serve;
-pub mod services;
-pub mod session;
-pub mod settings;
-pub mod task;
-pub mod ui;
-pub mod workers;
+pub(crate) mod agent;
+pub(crate) mod call;
+pub(crate) mod frontends;
+pub(crate) mod hooks;
+pub(crate) mod known_tools;
+pub(crate) mod plugins;
+pub(crate) mod policy;
+pub(crate) mod settings;
+pub(crate) mod ui;
 
-pub use executor::{Host, HostConfig};
-pub use outcome::CallOutcome;
+pub use agent::parser::{Block, ToolUse, XmlParser};
+pub use agent::session::{parser_for, Conversation, SessionEvent};
+pub use call::{CallOutcome, Host, HostConfig, Workers};
+pub use frontends::cli::main;
+pub use hooks::{ScriptVersion, TrustStore};
+pub use known_tools::CLINE_TOOL_NAMES;
+pub use plugins::bundle::sha256_file;
+pub use plugins::{LoadWarning, RegisteredTool, Registry};
+pub use policy::{ApprovalMode, CommandPermissions, Workspace};
+pub use settings::Settings;
+pub use ui::{HeadlessUi, Ui};

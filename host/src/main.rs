@@ -1,5 +1,5 @@
-//! The `toolhost` binary: see [`toolhost::cli`].
+//! The `toolhost` binary: see [`toolhost::main`].
 
 fn main() -> std::process::ExitCode {
-    toolhost::cli::main()
+    toolhost::main()
 }

@@ -11,8 +11,8 @@ use std::path::Path;
 use serde_json::{json, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{missing_param_error, tool_error};
-use toolhost::settings::Settings;
 use toolhost::CallOutcome;
+use toolhost::Settings;
 use toolhost_tests::{cases, workdir, Case, PluginDir};
 
 use crate::in_process;

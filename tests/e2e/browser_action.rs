@@ -19,7 +19,7 @@ use base64::Engine as _;
 use serde_json::{json, Map, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::texts;
-use toolhost::settings::Settings;
+use toolhost::Settings;
 use toolhost::{CallOutcome, Host};
 use toolhost_tests::{run, toolhost, workdir, PluginDir};
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use toolhost::bundle::sha256_file;
+use toolhost::sha256_file;
 use toolhost_tests::{library, run, toolhost, workdir, PluginDir, Run};
 
 const READ_FILE: &str = "libread_file.so";

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tool_api::abi::ToolErrorKind;
-use toolhost::settings::Settings;
 use toolhost::CallOutcome;
+use toolhost::Settings;
 use toolhost_tests::{call_json, run, toolhost, workdir, PluginDir};
 
 use crate::in_process::{self, RecordingUi};

@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use tool_api::model::{AskReply, AskResponse};
 use tool_api::texts::TOOL_DENIED;
-use toolhost::hooks::script::ScriptVersion;
-use toolhost::hooks::trust::TrustStore;
-use toolhost::policy::ApprovalMode;
-use toolhost::settings::Settings;
-use toolhost::ui::Ui;
+use toolhost::ApprovalMode;
+use toolhost::ScriptVersion;
+use toolhost::Settings;
+use toolhost::TrustStore;
+use toolhost::Ui;
 use toolhost_tests::{run, toolhost, workdir, PluginDir, Run};
 
 use crate::in_process;

@@ -4,9 +4,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use tool_api::model::AskReply;
-use toolhost::policy::{ApprovalMode, Workspace};
-use toolhost::settings::Settings;
-use toolhost::ui::Ui;
+use toolhost::Settings;
+use toolhost::Ui;
+use toolhost::{ApprovalMode, Workspace};
 use toolhost::{Host, HostConfig};
 
 /// A UI event.
@@ -81,6 +81,7 @@ pub fn host_asking(
         workspace: Workspace::new(cwd).expect("a workspace"),
         settings,
         approval,
+        command_permissions: toolhost::CommandPermissions::from_env(),
         ui,
         task_id: "test-task".to_string(),
     })

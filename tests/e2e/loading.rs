@@ -243,8 +243,7 @@ fn a_hung_call_times_out_and_the_host_goes_on() {
         .add_library("read_file");
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
-    let settings =
-        toolhost::settings::Settings::from_toml("[limits]\ncall_timeout_secs = 1\n").unwrap();
+    let settings = toolhost::Settings::from_toml("[limits]\ncall_timeout_secs = 1\n").unwrap();
     let (host, _ui) = in_process::host_with(plugins.path(), ws.path(), settings);
     let started = std::time::Instant::now();
     let hung = host.call("fixture_hang", "{}");

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{tool_error, TOOL_DENIED};
-use toolhost::settings::Settings;
 use toolhost::CallOutcome;
+use toolhost::Settings;
 use toolhost_tests::{run, toolhost, toolhost_bin, workdir, PluginDir};
 
 use crate::in_process::{self, RecordingUi};

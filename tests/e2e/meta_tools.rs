@@ -16,10 +16,10 @@ use serde_json::{json, Value};
 use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{AskReply, AskResponse, Mode, ToolContent};
 use tool_api::texts::{missing_param_error, tool_error, TOOL_DENIED};
-use toolhost::known_tools::CLINE_TOOL_NAMES;
-use toolhost::policy::{ApprovalMode, Workspace};
-use toolhost::settings::Settings;
-use toolhost::ui::Ui;
+use toolhost::Settings;
+use toolhost::Ui;
+use toolhost::CLINE_TOOL_NAMES;
+use toolhost::{ApprovalMode, Workspace};
 use toolhost::{Host, HostConfig};
 use toolhost_tests::{real_plugins, run, toolhost, workdir, PluginDir};
 
@@ -106,6 +106,7 @@ fn answering(
         workspace: Workspace::new(cwd).unwrap(),
         settings,
         approval: ApprovalMode::DenyUnlessAuto,
+        command_permissions: toolhost::CommandPermissions::from_env(),
         ui: Box::new(ui.clone()),
         task_id: "test-task".to_string(),
     });

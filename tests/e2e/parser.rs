@@ -2,7 +2,15 @@
 //! streaming prefix.
 
 use serde_json::Value;
-use toolhost::parser::parse_assistant_message;
+use toolhost::{Block, XmlParser};
+
+/// Cline's parser, with write_to_file's `content` read raw as the write_to_file plugin's spec
+/// declares it (the host learns it from the loaded specs).
+fn parse_assistant_message(text: &str) -> Vec<Block> {
+    XmlParser::cline()
+        .with_raw_params("write_to_file", ["content"])
+        .parse(text)
+}
 use toolhost_tests::cases;
 
 fn parsed(text: &str) -> Value {

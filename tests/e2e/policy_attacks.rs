@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use toolhost::settings::Settings;
+use toolhost::Settings;
 use toolhost_tests::{toolhost, workdir, PluginDir};
 
 use crate::{in_process, sdk_client};

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 use tool_api::texts::tool_error;
-use toolhost::settings::Settings;
+use toolhost::Settings;
 use toolhost_tests::{cases, workdir, PluginDir};
 
 use crate::in_process;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tool_api::texts::{clineignore_error, missing_param_error, tool_error};
-use toolhost::settings::Settings;
 use toolhost::Host;
+use toolhost::Settings;
 use toolhost_tests::{cases, make_fixture, workdir, PluginDir};
 
 use crate::in_process::{self, RecordingUi};

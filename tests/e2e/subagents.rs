@@ -22,7 +22,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{tool_error, TOOL_DENIED};
-use toolhost::settings::Settings;
+use toolhost::Settings;
 use toolhost_tests::{toolhost, workdir, PluginDir};
 
 use crate::in_process::{self, RecordingUi};

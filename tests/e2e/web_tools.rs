@@ -16,8 +16,8 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{missing_param_error, tool_error, TOOL_DENIED};
-use toolhost::outcome::CallOutcome;
-use toolhost::settings::Settings;
+use toolhost::CallOutcome;
+use toolhost::Settings;
 use toolhost_tests::{run, toolhost, workdir, PluginDir};
 
 use crate::in_process::{self, Said};

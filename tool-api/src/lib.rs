@@ -66,7 +66,8 @@ macro_rules! submit_tool {
 /// Exports the plugin's root module, built from the crate's name and version and every tool
 /// registered with [`submit_tool!`]. Use it once, in the plugin's `lib.rs`.
 ///
-/// `export_plugin!(capabilities: ["partial"])` also declares capability strings, and
+/// `export_plugin!(capabilities: [tool_api::model::DYNAMIC_TOOLS_CAPABILITY])` also declares
+/// capabilities (the constants of [`model`]), and
 /// `export_plugin!(capabilities: [], shutdown: my_crate::close_everything)` names a function the
 /// plugin's `shutdown` runs first (before the SDK's runtime stops), to close what the plugin
 /// keeps open across calls.
@@ -75,10 +76,10 @@ macro_rules! export_plugin {
     () => {
         $crate::export_plugin!(capabilities: []);
     };
-    (capabilities: [$($capability:literal),* $(,)?]) => {
+    (capabilities: [$($capability:expr),* $(,)?]) => {
         $crate::export_plugin!(capabilities: [$($capability),*], shutdown: $crate::__private::nothing_to_close);
     };
-    (capabilities: [$($capability:literal),* $(,)?], shutdown: $shutdown:path) => {
+    (capabilities: [$($capability:expr),* $(,)?], shutdown: $shutdown:path) => {
         extern "C" fn __toolhost_shutdown() {
             // Contained: no panic may leave the library.
             let _ = ::std::panic::catch_unwind($shutdown);

@@ -32,6 +32,45 @@ pub struct ToolSpec {
     /// The tool may destroy data (MCP's `destructiveHint`).
     #[serde(default)]
     pub destructive: bool,
+    /// How the host treats the tool's calls beyond their parameters.
+    #[serde(default, skip_serializing_if = "Handling::is_default")]
+    pub handling: Handling,
+}
+
+/// How the host treats a tool's calls beyond their parameters: what a plugin declares so that
+/// the host never needs to know a tool by its name. Every default is the common case.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handling {
+    /// PreToolUse hooks do not run for it (Cline exempts the tools that neither read nor change
+    /// anything themselves: the interaction tools).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skips_pre_tool_use: bool,
+    /// PostToolUse hooks do not run after it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skips_post_tool_use: bool,
+    /// Other names a parameter is accepted under, `alias → parameter`; an alias is used only
+    /// when the parameter itself is absent.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub param_aliases: std::collections::BTreeMap<String, String>,
+    /// Parameters whose value in an XML tool call is everything between the first opening and
+    /// the last closing tag (a file's content may itself contain the closing tag).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raw_xml_params: Vec<String>,
+    /// The handler keeps a session for the task (a browser) that the host closes, with the
+    /// handler extension `close_session`, before any other tool of the task runs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed_by_other_tools: bool,
+    /// The tools it calls through `invoke_tool` run as a subagent's calls: they never ask the
+    /// user, and what is not auto-approved is denied.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calls_as_subagent: bool,
+}
+
+impl Handling {
+    /// Whether nothing differs from the common case.
+    pub fn is_default(&self) -> bool {
+        self == &Self::default()
+    }
 }
 
 /// Cline's auto-approval categories.
@@ -114,6 +153,10 @@ pub struct TaskContext {
     /// Whether several tools may run in one assistant message.
     #[serde(default)]
     pub parallel_tool_calling: bool,
+    /// The host's verdicts on this call's path parameters, made just before the call: a
+    /// plugin's `check_path` of one of these paths gets its verdict without asking the host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_verdicts: Vec<PathVerdict>,
 }
 
 /// One block of a tool's result.
@@ -240,6 +283,22 @@ pub struct PathVerdict {
 /// tools declared in the settings. The host then asks its handlers with the handler extension
 /// [`DYNAMIC_TOOLS_METHOD`].
 pub const DYNAMIC_TOOLS_CAPABILITY: &str = "dynamic_tools";
+
+/// The plugin capability saying that the plugin owns the MCP client of the settings' MCP
+/// servers: `toolhost mcp-servers` asks its first handler with the handler extension
+/// [`MCP_SERVERS_METHOD`] (payload `{"settings"}`).
+pub const MCP_SERVERS_CAPABILITY: &str = "mcp_servers";
+
+/// The handler extension answering with the MCP servers, their status and their tools.
+pub const MCP_SERVERS_METHOD: &str = "mcp_servers";
+
+/// The handler extension the host sends to a handler whose session other tools close
+/// ([`Handling::closed_by_other_tools`]); payload `{"task_id"}`.
+pub const CLOSE_SESSION_METHOD: &str = "close_session";
+
+/// The handler extension every opened handler hears when a task's host goes away; payload
+/// `{"task_id"}`.
+pub const TASK_ENDED_METHOD: &str = "task_ended";
 
 /// The plugin capability saying that the plugin's specs depend on its environment when it is
 /// loaded (files, variables), so the host must open it at every start rather than take its

@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use tool_api::model::ToolSpec;
+
 use super::loader::PluginInfo;
 
 /// The environment variable naming the index file (or `off`).
@@ -42,6 +44,26 @@ pub struct IndexEntry {
     pub capabilities: Vec<String>,
     /// The specs (JSON) of each of its handlers, in order.
     pub handlers: Vec<String>,
+}
+
+impl IndexEntry {
+    /// The plugin this entry describes, known without opening its library, and its handlers'
+    /// specs; `None` when the entry does not parse.
+    pub fn plugin(&self, library: &Path) -> Option<(PluginInfo, Vec<Vec<ToolSpec>>)> {
+        let info = PluginInfo::known(
+            self.name.clone(),
+            semver::Version::parse(&self.version).ok()?,
+            semver::Version::parse(&self.abi_version).ok()?,
+            library,
+            self.capabilities.clone(),
+        );
+        let handlers = self
+            .handlers
+            .iter()
+            .map(|json| serde_json::from_str(json).ok())
+            .collect::<Option<Vec<_>>>()?;
+        Some((info, handlers))
+    }
 }
 
 /// What identifies a file's contents without reading them.
@@ -118,10 +140,14 @@ impl PluginIndex {
     }
 
     /// Records a library that loaded cleanly, with its handlers' specs.
-    pub fn record(&mut self, library: &Path, info: &PluginInfo, handlers: Vec<String>) {
+    pub fn record(&mut self, library: &Path, info: &PluginInfo, handlers: &[Vec<ToolSpec>]) {
         let Some(fingerprint) = Fingerprint::of(library) else {
             return;
         };
+        let handlers = handlers
+            .iter()
+            .map(|specs| serde_json::to_string(specs).unwrap_or_else(|_| "[]".to_string()))
+            .collect();
         let entry = IndexEntry {
             fingerprint,
             name: info.name.clone(),

@@ -1,22 +1,23 @@
 //! Loading one plugin library: open it, check its ABI and versions, build its handlers.
 //!
-//! A plugin may also be known before it is opened: [`PluginInfo::from_index`] describes it from
-//! the plugin index (what the library registered when it was last loaded, see
-//! [`super::index`]), and the library is opened on the first use of one of its handlers.
+//! A plugin may also be known before it is opened: the plugin index describes it (what the
+//! library registered when it was last loaded, see [`super::index`]), and the library is opened
+//! on the first use of one of its handlers.
 //!
-//! abi_stable checks, in order: that the file is a library, that it exports a root module, that
-//! its abi_stable and tool-api versions are compatible, and that the layout of every type
-//! reachable from the root module matches ours. Each failure becomes a [`LoadError`] naming the
-//! reason. Libraries are never unloaded: abi_stable leaks them by design.
+//! The opening itself (abi_stable's checks, in order: that the file is a library, that it
+//! exports a root module, that its abi_stable and tool-api versions are compatible, and that the
+//! layout of every type reachable from the root module matches ours) is the ABI adapter's
+//! ([`super::abi::library`]); this module checks the manifest and keeps what was opened. Each
+//! failure becomes a [`LoadError`] naming the reason. Libraries are never unloaded: abi_stable
+//! leaks them by design.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use abi_stable::library::{lib_header_from_path, LibraryError};
-use abi_stable::std_types::{RErr, ROk};
-use tool_api::abi::{PluginManifest, ToolHandlerBox, ToolPluginV1Ref};
+use tool_api::model::ToolSpec;
 
-use super::index::IndexEntry;
+use super::abi::library::{self, Manifest};
+use super::handler::{HandlerApi, OpenedPlugin};
 
 /// A plugin library: loaded, or known from the plugin index and loaded on first use.
 pub struct PluginInfo {
@@ -32,7 +33,7 @@ pub struct PluginInfo {
     pub capabilities: Vec<String>,
     /// The opened library; unset for a plugin known from the index until its first use, and an
     /// error when opening it then failed.
-    image: OnceLock<Result<Image, String>>,
+    image: OnceLock<Result<Arc<dyn OpenedPlugin>, String>>,
     /// Whether this plugin was loaded from a private copy, so that its library image (and the
     /// threads and runtime inside it) belongs to this load alone.
     private_image: bool,
@@ -40,25 +41,26 @@ pub struct PluginInfo {
     failure: Mutex<Option<String>>,
 }
 
-/// An opened library: its root module and the handlers it built.
-struct Image {
-    module: ToolPluginV1Ref,
-    handlers: Vec<ToolHandlerBox>,
-}
-
 impl PluginInfo {
-    /// A plugin as the index recorded it; its library is opened on first use.
-    pub fn from_index(path: &Path, entry: &IndexEntry) -> Option<Self> {
-        Some(Self {
-            name: entry.name.clone(),
-            version: semver::Version::parse(&entry.version).ok()?,
-            abi_version: semver::Version::parse(&entry.abi_version).ok()?,
+    /// A plugin known by its manifest's facts (from the plugin index); its library is opened on
+    /// first use.
+    pub fn known(
+        name: String,
+        version: semver::Version,
+        abi_version: semver::Version,
+        path: &Path,
+        capabilities: Vec<String>,
+    ) -> Self {
+        Self {
+            name,
+            version,
+            abi_version,
             path: path.to_path_buf(),
-            capabilities: entry.capabilities.clone(),
+            capabilities,
             image: OnceLock::new(),
             private_image: false,
             failure: Mutex::new(None),
-        })
+        }
     }
 
     /// Whether the library is open (a plugin known from the index is not until first used).
@@ -66,29 +68,44 @@ impl PluginInfo {
         matches!(self.image.get(), Some(Ok(_)))
     }
 
+    /// Whether the plugin declares `capability`.
+    pub fn has_capability(&self, capability: &str) -> bool {
+        self.capabilities.iter().any(|c| c == capability)
+    }
+
+    fn opened(&self) -> Result<&Arc<dyn OpenedPlugin>, String> {
+        self.image
+            .get_or_init(|| self.open_late())
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     /// The handler at `index`, opening the library first when needed. The error says why the
     /// library could not be opened now.
-    pub fn handler(&self, index: usize) -> Result<&ToolHandlerBox, String> {
-        let image = self.image.get_or_init(|| self.open_late()).as_ref()?;
-        image
-            .handlers
+    pub fn handler(&self, index: usize) -> Result<Arc<dyn HandlerApi>, String> {
+        self.opened()?
+            .handlers()
             .get(index)
+            .cloned()
             .ok_or_else(|| format!("the plugin '{}' has no handler {index}", self.name))
     }
 
-    /// The specs of every handler (JSON), opening the library when needed.
-    pub fn handler_specs(&self) -> Result<Vec<String>, String> {
-        let image = self.image.get_or_init(|| self.open_late()).as_ref()?;
-        Ok(image
-            .handlers
+    /// The specs of every handler, opening the library when needed.
+    pub fn handler_specs(&self) -> Result<Vec<Vec<ToolSpec>>, String> {
+        self.opened()?
+            .handlers()
             .iter()
-            .map(|h| h.specs_json().into_string())
-            .collect())
+            .enumerate()
+            .map(|(i, h)| {
+                h.specs()
+                    .map_err(|e| format!("handler {i} has invalid tool specs: {e}"))
+            })
+            .collect()
     }
 
     /// Opens the library of a plugin known from the index; it must still be the plugin the
     /// index described.
-    fn open_late(&self) -> Result<Image, String> {
+    fn open_late(&self) -> Result<Arc<dyn OpenedPlugin>, String> {
         let mut loaded = load(&self.path).map_err(|e| {
             format!(
                 "the plugin library {} could not be loaded: {e}",
@@ -126,7 +143,7 @@ impl PluginInfo {
     /// A plugin whose library was never opened has nothing to stop.
     pub fn shutdown(&self) {
         if let Some(Ok(image)) = self.image.get() {
-            (image.module.shutdown())();
+            image.shutdown();
         }
     }
 }
@@ -208,26 +225,17 @@ pub fn load_copy(path: &Path) -> Result<PluginInfo, LoadError> {
 
 /// Opens `mapped`, recording `origin` as the plugin's file.
 fn load_mapped(mapped: &Path, origin: &Path) -> Result<PluginInfo, LoadError> {
-    let path = origin;
-    let header = lib_header_from_path(mapped).map_err(classify)?;
-    let module = header
-        .init_root_module::<ToolPluginV1Ref>()
-        .map_err(classify)?;
-    let manifest = (module.manifest())();
-    let mut info = check_manifest(path, manifest)?;
+    let opened = library::open(mapped)?;
+    let mut info = check_manifest(origin, opened.manifest())?;
     info.private_image = mapped != origin;
-    let handlers = match (module.handlers())() {
-        ROk(handlers) => handlers.into_vec(),
-        RErr(e) => return Err(LoadError::Init(e.message.into_string())),
-    };
-    info.image = OnceLock::from(Ok(Image { module, handlers }));
+    info.image = OnceLock::from(Ok(opened.start()?));
     Ok(info)
 }
 
-fn check_manifest(path: &Path, manifest: PluginManifest) -> Result<PluginInfo, LoadError> {
-    let version = semver::Version::parse(manifest.version.as_str())
+fn check_manifest(path: &Path, manifest: Manifest) -> Result<PluginInfo, LoadError> {
+    let version = semver::Version::parse(&manifest.version)
         .map_err(|e| LoadError::Manifest(format!("plugin version '{}': {e}", manifest.version)))?;
-    let abi_version = semver::Version::parse(manifest.abi_version.as_str()).map_err(|e| {
+    let abi_version = semver::Version::parse(&manifest.abi_version).map_err(|e| {
         LoadError::Manifest(format!("tool-api version '{}': {e}", manifest.abi_version))
     })?;
     let ours = host_abi_version();
@@ -241,66 +249,17 @@ fn check_manifest(path: &Path, manifest: PluginManifest) -> Result<PluginInfo, L
             "built with panic = \"abort\": its panics could not be contained".to_string(),
         ));
     }
-    let capabilities =
-        serde_json::from_str(manifest.capabilities_json.as_str()).unwrap_or_default();
-    Ok(PluginInfo {
-        name: manifest.name.into_string(),
+    let capabilities = serde_json::from_str(&manifest.capabilities_json).unwrap_or_default();
+    Ok(PluginInfo::known(
+        manifest.name,
         version,
         abi_version,
-        path: path.to_path_buf(),
+        path,
         capabilities,
-        image: OnceLock::new(),
-        private_image: false,
-        failure: Mutex::new(None),
-    })
+    ))
 }
 
 /// The tool-api version this host was built with.
 pub fn host_abi_version() -> semver::Version {
     semver::Version::parse(tool_api::ABI_VERSION).unwrap_or_else(|_| semver::Version::new(1, 0, 0))
-}
-
-fn classify(error: LibraryError) -> LoadError {
-    match error {
-        LibraryError::OpenError { err, .. } => LoadError::Open(err.to_string()),
-        LibraryError::GetSymbolError { .. } => LoadError::NotAPlugin,
-        LibraryError::ParseVersionError(e) => LoadError::AbiVersion(e.to_string()),
-        LibraryError::IncompatibleVersionNumber {
-            expected_version,
-            actual_version,
-            ..
-        } => LoadError::AbiVersion(format!(
-            "built against tool-api {actual_version}, this host uses tool-api {expected_version}"
-        )),
-        LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
-            LoadError::AbiVersion("built with an incompatible abi_stable version".to_string())
-        }
-        LibraryError::AbiInstability(report) => {
-            LoadError::AbiLayout(summarize_layout_report(&report.to_string()))
-        }
-        LibraryError::RootModule { err, .. } => LoadError::Init(err.to_string()),
-        other => LoadError::AbiLayout(other.to_string()),
-    }
-}
-
-/// abi_stable's layout reports run to a thousand lines; what differs is in the paragraphs that
-/// start with "Error:" (`Error:mismatched package` / `Expected:` / `tool-api` / `Found:` / ...).
-fn summarize_layout_report(report: &str) -> String {
-    tracing::debug!(target: "toolhost::loader", "full layout report:\n{report}");
-    let mut paragraphs = Vec::new();
-    let mut lines = report.lines().map(str::trim);
-    while let Some(line) = lines.next() {
-        if let Some(error) = line.strip_prefix("Error:") {
-            let details: Vec<&str> = lines.by_ref().take_while(|l| !l.is_empty()).collect();
-            paragraphs.push(format!("{} ({})", error.trim(), details.join(" ")));
-            if paragraphs.len() == 3 {
-                break;
-            }
-        }
-    }
-    if paragraphs.is_empty() {
-        "the plugin's types do not match this host's".to_string()
-    } else {
-        paragraphs.join("; ")
-    }
 }

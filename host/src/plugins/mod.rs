@@ -1,12 +1,18 @@
-//! Plugin libraries: where they are found, how they are loaded and checked, and the registry of
-//! tool names they provide.
+//! Plugin libraries: where they are found (`discovery`), how they are opened and checked
+//! (`loader`, with the ABI adapter `abi`), what an earlier run learnt of them (`index`), the
+//! registry of tool names they provide (`registry`), the names they serve at run time
+//! (`runtime_tools`), curated bundles (`bundle`), replaced libraries (`watch`), and the seam
+//! every call goes through (`handler`).
 
-pub mod discovery;
-pub mod dynamic;
-pub mod index;
+pub(crate) mod abi;
+pub mod bundle;
+pub(crate) mod discovery;
+pub mod handler;
+pub(crate) mod index;
 pub mod loader;
 pub mod registry;
-pub mod watch;
+pub(crate) mod runtime_tools;
+pub(crate) mod watch;
 
-pub use loader::{LoadError, PluginInfo};
-pub use registry::{LoadWarning, RegisteredTool, Registry};
+pub use handler::{CallData, CallServices};
+pub use registry::{Handler, LoadWarning, RegisteredTool, Registry};

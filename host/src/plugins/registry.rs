@@ -9,11 +9,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use abi_stable::std_types::{RErr, RResult, RStr, RString};
-use tool_api::abi::{HostRef, ToolCall, ToolError, ToolErrorKind, ToolOutput};
 use tool_api::model::{ToolSpec, DYNAMIC_TOOLS_CAPABILITY, SPECS_FROM_ENVIRONMENT_CAPABILITY};
 
 use super::discovery::library_files;
+use super::handler::HandlerRef;
 use super::index::PluginIndex;
 use super::loader::{self, PluginInfo};
 
@@ -25,79 +24,6 @@ pub struct Handler {
     pub plugin: Arc<PluginInfo>,
     /// The handler object.
     pub handler: HandlerRef,
-}
-
-/// A handler of a plugin, reached through the plugin: the library of a plugin known from the
-/// index is opened by the first call that needs it. When it cannot be opened then, every
-/// method answers with the reason as an error (`describe` with the bare tool name).
-pub struct HandlerRef {
-    plugin: Arc<PluginInfo>,
-    index: usize,
-}
-
-impl HandlerRef {
-    /// Whether the plugin's library is open: notifications go only to handlers that have run.
-    pub fn is_open(&self) -> bool {
-        self.plugin.is_loaded()
-    }
-
-    /// See `ToolHandler::describe`.
-    pub fn describe(&self, call: ToolCall<'_>) -> RString {
-        match self.plugin.handler(self.index) {
-            Ok(handler) => handler.describe(call),
-            Err(_) => RString::from(format!("[{}]", call.tool_name)),
-        }
-    }
-
-    /// See `ToolHandler::execute`.
-    pub fn execute(&self, call: ToolCall<'_>, host: HostRef<'_>) -> RResult<ToolOutput, ToolError> {
-        match self.plugin.handler(self.index) {
-            Ok(handler) => handler.execute(call, host),
-            Err(why) => RErr(unavailable(why)),
-        }
-    }
-
-    /// See `ToolHandler::handle_partial`.
-    pub fn handle_partial(&self, call: ToolCall<'_>, host: HostRef<'_>) -> RResult<(), ToolError> {
-        match self.plugin.handler(self.index) {
-            Ok(handler) => handler.handle_partial(call, host),
-            Err(why) => RErr(unavailable(why)),
-        }
-    }
-
-    /// Sends the handler extension `method` with a JSON payload and reads its JSON answer.
-    pub fn request(
-        &self,
-        method: &str,
-        payload: &serde_json::Value,
-    ) -> Result<serde_json::Value, ToolError> {
-        let payload = payload.to_string();
-        match self.call_extension(RStr::from(method), RStr::from(payload.as_str())) {
-            RResult::ROk(answer) => serde_json::from_str(answer.as_str()).map_err(|e| {
-                ToolError::new(
-                    ToolErrorKind::INTERNAL,
-                    format!("the answer to '{method}' is not JSON: {e}"),
-                )
-            }),
-            RErr(e) => Err(e),
-        }
-    }
-
-    /// See `ToolHandler::call_extension`.
-    pub fn call_extension(
-        &self,
-        method: RStr<'_>,
-        payload_json: RStr<'_>,
-    ) -> RResult<RString, ToolError> {
-        match self.plugin.handler(self.index) {
-            Ok(handler) => handler.call_extension(method, payload_json),
-            Err(why) => RErr(unavailable(why)),
-        }
-    }
-}
-
-fn unavailable(why: String) -> ToolError {
-    ToolError::new(ToolErrorKind::UNAVAILABLE, why)
 }
 
 /// A registered tool name.
@@ -177,8 +103,7 @@ impl Registry {
     /// it (and indexing it when it loaded cleanly).
     fn add_library(&mut self, file: &Path, copy: bool, index: &mut PluginIndex) {
         if let Some(entry) = index.lookup(file) {
-            if let Some(info) = PluginInfo::from_index(file, entry) {
-                let handlers = entry.handlers.clone();
+            if let Some((info, handlers)) = entry.plugin(file) {
                 return self.add_plugin(file, info, handlers);
             }
         }
@@ -193,12 +118,9 @@ impl Registry {
         }) {
             Ok((info, specs)) => {
                 let warnings = self.warnings.len();
-                let indexable = !info
-                    .capabilities
-                    .iter()
-                    .any(|c| c == SPECS_FROM_ENVIRONMENT_CAPABILITY);
+                let indexable = !info.has_capability(SPECS_FROM_ENVIRONMENT_CAPABILITY);
                 if indexable {
-                    index.record(file, &info, specs.clone());
+                    index.record(file, &info, &specs);
                 }
                 self.add_plugin(file, info, specs);
                 if !indexable || self.warnings.len() > warnings {
@@ -292,8 +214,8 @@ impl Registry {
         self.plugins.iter().find(|p| p.path == file)
     }
 
-    /// Registers a plugin's names; `handlers` holds each handler's specs (JSON).
-    fn add_plugin(&mut self, file: &Path, info: PluginInfo, handlers: Vec<String>) {
+    /// Registers a plugin's names; `handlers` holds each handler's specs.
+    fn add_plugin(&mut self, file: &Path, info: PluginInfo, handlers: Vec<Vec<ToolSpec>>) {
         if let Some(other) = self.plugins.iter().find(|p| p.name == info.name) {
             let message = format!(
                 "plugin '{}' is already loaded from {}; this copy is skipped",
@@ -304,25 +226,12 @@ impl Registry {
         }
         let plugin = Arc::new(info);
         self.plugins.push(plugin.clone());
-        let dynamic = plugin
-            .capabilities
-            .iter()
-            .any(|c| c == DYNAMIC_TOOLS_CAPABILITY);
-        for (index, specs_json) in handlers.iter().enumerate() {
-            let specs: Vec<ToolSpec> = match serde_json::from_str(specs_json) {
-                Ok(specs) => specs,
-                Err(e) => {
-                    self.warn(file, format!("handler {index} has invalid tool specs: {e}"));
-                    continue;
-                }
-            };
+        let dynamic = plugin.has_capability(DYNAMIC_TOOLS_CAPABILITY);
+        for (index, specs) in handlers.into_iter().enumerate() {
             let handler = Arc::new(Handler {
                 id: format!("{}/{index}", plugin.name),
                 plugin: plugin.clone(),
-                handler: HandlerRef {
-                    plugin: plugin.clone(),
-                    index,
-                },
+                handler: HandlerRef::new(plugin.clone(), index),
             });
             if dynamic {
                 self.dynamic.push(handler.clone());
@@ -384,6 +293,14 @@ impl Registry {
     /// The warnings collected while loading.
     pub fn warnings(&self) -> &[LoadWarning] {
         &self.warnings
+    }
+
+    /// The first loaded plugin declaring `capability`, and its first handler.
+    pub fn plugin_with(&self, capability: &str) -> Option<HandlerRef> {
+        self.plugins
+            .iter()
+            .find(|p| p.has_capability(capability))
+            .map(|p| HandlerRef::new(p.clone(), 0))
     }
 
     /// Asks every plugin to stop its threads.

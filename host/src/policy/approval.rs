@@ -1,8 +1,11 @@
 //! Approval: whether a call may go ahead without asking, and what happens when nobody can be asked.
 
-use tool_api::model::ApprovalCategory;
+use tool_api::model::{
+    ApprovalCategory, ApprovalDecision, ApprovalRequest, AskResponse, PathVerdict,
+};
 
 use crate::settings::AutoApprove;
+use crate::ui::Ui;
 
 /// How approvals are decided for a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +42,65 @@ pub fn auto_approves(
         ApprovalCategory::SafeCommand | ApprovalCategory::Command => local,
         _ if inside_workspace => local,
         _ => local && external,
+    }
+}
+
+/// Everything an approval depends on besides the request.
+pub struct Asked<'a> {
+    /// How approvals are decided for the session.
+    pub mode: ApprovalMode,
+    /// The settings' auto-approval switches.
+    pub auto_approve: &'a AutoApprove,
+    /// Whether the operation stays inside the workspace.
+    pub inside: bool,
+    /// Whether a subagent made the call (subagents never ask the user).
+    pub subagent: bool,
+    /// Who would be asked.
+    pub ui: &'a dyn Ui,
+}
+
+/// The decision on `request`, and how it was reached (for the `approval` event): `--yes`,
+/// the settings, the user, or nobody to ask.
+pub fn decide(request: &ApprovalRequest, asked: &Asked<'_>) -> (ApprovalDecision, &'static str) {
+    let approved = ApprovalDecision {
+        approved: true,
+        feedback: None,
+    };
+    if asked.mode == ApprovalMode::ApproveAll {
+        return (approved, "--yes");
+    }
+    if auto_approves(asked.auto_approve, request.category, asked.inside) {
+        return (approved, "auto-approved by the settings");
+    }
+    let refused = |feedback| ApprovalDecision {
+        approved: false,
+        feedback,
+    };
+    if asked.subagent {
+        return (
+            refused(None),
+            "not auto-approved, and subagents do not ask the user",
+        );
+    }
+    match asked.mode {
+        ApprovalMode::Ask => match asked.ui.ask("tool", &request.message) {
+            Some(reply) if reply.response == AskResponse::Yes => (approved, "by the user"),
+            Some(reply) => (refused(reply.text.filter(|t| !t.is_empty())), "by the user"),
+            None => (refused(None), "nobody to ask"),
+        },
+        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => {
+            (refused(None), "not auto-approved and no terminal to ask")
+        }
+    }
+}
+
+/// The message of the host's own approval request for a call of `tool` whose first path
+/// parameter has `verdict`.
+pub fn message(tool: &str, verdict: Option<&PathVerdict>) -> String {
+    match verdict {
+        Some(v) if v.inside_workspace => format!("{tool} wants to use {}", v.display),
+        Some(v) => format!("{tool} wants to use {} (outside the workspace)", v.display),
+        None => format!("{tool} wants to run"),
     }
 }
 

@@ -4,7 +4,9 @@
 //! ([`tool_api::workspace`]), which the plugins use to reach the files: the host's verdicts
 //! and the plugins' checks of what they really opened are made by the same code.
 
-pub use tool_api::workspace::{normalize, Location, Workspace};
+#[cfg(test)]
+use tool_api::workspace::normalize;
+pub use tool_api::workspace::Workspace;
 
 #[cfg(test)]
 mod tests {

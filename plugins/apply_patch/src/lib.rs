@@ -185,20 +185,15 @@ fn load_files(input: &str, ctx: &Ctx<'_>) -> Result<HashMap<String, Loaded>, Fai
 
 /// Asks for the approval to change one file; a denial ends the patch.
 fn approve(ctx: &Ctx<'_>, file: &Touched, message: String) -> Result<(), ToolError> {
-    let decision = ctx.request_approval(&ApprovalRequest {
-        tool: "apply_patch".to_string(),
-        category: ApprovalCategory::Edit,
-        path: Some(file.path.clone()),
-        message,
-    })?;
-    if decision.approved {
-        Ok(())
-    } else {
-        Err(ToolError::new(
-            ToolErrorKind::DENIED,
-            texts::denied(decision.feedback.as_deref()),
-        ))
-    }
+    ctx.approve(
+        &ApprovalRequest {
+            tool: "apply_patch".to_string(),
+            category: ApprovalCategory::Edit,
+            path: Some(file.path.clone()),
+            message,
+        },
+        texts::PATCH_DENIED,
+    )
 }
 
 /// The host's verdict on a path the patch touches; a `.clineignore`d one (or one through a
@@ -288,9 +283,12 @@ mod tests {
 
     #[test]
     fn denials_carry_the_users_feedback() {
-        assert_eq!(texts::denied(None), "The user denied this patch operation.");
         assert_eq!(
-            texts::denied(Some("not now")),
+            tool_api::texts::denied_with_feedback(texts::PATCH_DENIED, None),
+            "The user denied this patch operation."
+        );
+        assert_eq!(
+            tool_api::texts::denied_with_feedback(texts::PATCH_DENIED, Some("not now")),
             "The user denied this patch operation.\n\nThe user provided the following feedback:\n<feedback>\nnot now\n</feedback>"
         );
     }

@@ -46,11 +46,6 @@ pub fn access_denied(path: &str) -> String {
 /// The result when the user refuses a file.
 pub const PATCH_DENIED: &str = "The user denied this patch operation.";
 
-/// The denial with the user's feedback, if any.
-pub fn denied(feedback: Option<&str>) -> String {
-    tool_api::texts::denied_with_feedback(PATCH_DENIED, feedback)
-}
-
 /// The result of a call cancelled before anything was written.
 pub const CANCELLED: &str =
     "The patch was not applied: the call was cancelled. No file was changed.";

@@ -30,7 +30,8 @@ impl Tool for AskFollowupQuestion {
             ],
         )
         .with_partial()
-        .read_only()]
+        .read_only()
+        .without_pre_tool_use_hooks()]
     }
 
     fn describe(&self, call: &Call) -> String {

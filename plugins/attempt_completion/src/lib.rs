@@ -37,7 +37,10 @@ impl Tool for AttemptCompletion {
             ],
         )
         .with_partial()
-        .read_only()]
+        .read_only()
+        .without_pre_tool_use_hooks()
+        .without_post_tool_use_hooks()
+        .param_alias("response", "result")]
     }
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {

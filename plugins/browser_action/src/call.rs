@@ -135,20 +135,15 @@ fn announce(
 
 /// Only `launch` asks, as in Cline: with the URL as the message.
 fn approve(ctx: &Ctx<'_>, url: &str) -> Result<(), ToolError> {
-    let decision = ctx.request_approval(&ApprovalRequest {
-        tool: "browser_action".to_string(),
-        category: ApprovalCategory::Browser,
-        path: None,
-        message: url.to_string(),
-    })?;
-    if decision.approved {
-        Ok(())
-    } else {
-        Err(ToolError::new(
-            ToolErrorKind::DENIED,
-            texts::denied(decision.feedback.as_deref()),
-        ))
-    }
+    ctx.approve(
+        &ApprovalRequest {
+            tool: "browser_action".to_string(),
+            category: ApprovalCategory::Browser,
+            path: None,
+            message: url.to_string(),
+        },
+        tool_api::texts::TOOL_DENIED,
+    )
 }
 
 /// The text the model reads and the screenshot.

@@ -102,7 +102,9 @@ impl Tool for BrowserAction {
                 ),
             ],
         )
-        .with_partial();
+        .with_partial()
+        // Cline closes the task's browser whenever another tool runs.
+        .closed_by_other_tools();
         // `action` is not in `required`: the host would refuse a call without it before the
         // plugin runs, and Cline closes the browser on that mistake too.
         spec.input_schema["properties"]["action"]["enum"] =
@@ -157,7 +159,7 @@ impl Tool for BrowserAction {
 }
 
 tool_api::submit_tool!(BrowserAction);
-tool_api::export_plugin!(capabilities: ["partial"], shutdown: registry::shutdown);
+tool_api::export_plugin!(capabilities: [], shutdown: registry::shutdown);
 
 #[cfg(test)]
 mod tests {

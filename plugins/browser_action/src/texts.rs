@@ -29,12 +29,6 @@ pub fn execution_error(message: &str) -> String {
     format!("Error executing browser_action: {message}")
 }
 
-/// The result of a launch the user refused, with the feedback they typed, formatted as the
-/// host formats denials.
-pub fn denied(feedback: Option<&str>) -> String {
-    tool_api::texts::denied_with_feedback(tool_api::texts::TOOL_DENIED, feedback)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -48,29 +48,18 @@ impl Tool for Condense {
             )],
         )
         .with_partial()
-        .read_only()]
+        .read_only()
+        .without_pre_tool_use_hooks()]
     }
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
         let Some(context) = call.params.string("context").filter(|c| !c.is_empty()) else {
             return Ok(ToolContent::text(MISSING_CONTEXT));
         };
-        match ctx.ask("condense", &context) {
-            Ok(reply) => {
-                let text = reply.text.unwrap_or_default();
-                if !text.is_empty() {
-                    ctx.say("user_feedback", &text);
-                    return Ok(ToolContent::text(feedback(&text)));
-                }
-                if reply.response == AskResponse::No {
-                    return Err(ToolError::new(ToolErrorKind::DENIED, texts::TOOL_DENIED));
-                }
-                Ok(ToolContent::text(ACCEPTED))
-            }
-            Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => {
-                Err(ToolError::new(ToolErrorKind::UNAVAILABLE, NO_USER))
-            }
-            Err(e) => Err(e),
+        match ctx.propose("condense", &context)? {
+            Proposal::Feedback(text) => Ok(ToolContent::text(feedback(&text))),
+            Proposal::Accepted => Ok(ToolContent::text(ACCEPTED)),
+            Proposal::NobodyToAsk => Err(ToolError::new(ToolErrorKind::UNAVAILABLE, NO_USER)),
         }
     }
 

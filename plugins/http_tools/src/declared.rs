@@ -78,6 +78,7 @@ impl Declaration {
             path_params: Vec::new(),
             read_only: self.table.get("read_only").and_then(Value::as_bool) == Some(true),
             destructive: false,
+            handling: Default::default(),
         }
     }
 

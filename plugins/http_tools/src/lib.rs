@@ -79,4 +79,4 @@ impl Tool for HttpTools {
 }
 
 tool_api::submit_tool!(HttpTools);
-tool_api::export_plugin!(capabilities: ["dynamic_tools"]);
+tool_api::export_plugin!(capabilities: [tool_api::model::DYNAMIC_TOOLS_CAPABILITY]);

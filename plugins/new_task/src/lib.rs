@@ -38,7 +38,8 @@ impl Tool for NewTask {
             )],
         )
         .with_partial()
-        .read_only()]
+        .read_only()
+        .without_pre_tool_use_hooks()]
     }
 
     fn describe(&self, call: &Call) -> String {
@@ -47,22 +48,10 @@ impl Tool for NewTask {
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
         let context = call.params.required("context")?;
-        match ctx.ask("new_task", &context) {
-            Ok(reply) => {
-                let text = reply.text.unwrap_or_default();
-                if !text.is_empty() {
-                    ctx.say("user_feedback", &text);
-                    return Ok(ToolContent::text(feedback(&text)));
-                }
-                if reply.response == AskResponse::No {
-                    return Err(ToolError::new(ToolErrorKind::DENIED, texts::TOOL_DENIED));
-                }
-                Ok(ToolContent::text(CREATED))
-            }
-            Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => {
-                Err(ToolError::new(ToolErrorKind::UNAVAILABLE, NO_USER))
-            }
-            Err(e) => Err(e),
+        match ctx.propose("new_task", &context)? {
+            Proposal::Feedback(text) => Ok(ToolContent::text(feedback(&text))),
+            Proposal::Accepted => Ok(ToolContent::text(CREATED)),
+            Proposal::NobodyToAsk => Err(ToolError::new(ToolErrorKind::UNAVAILABLE, NO_USER)),
         }
     }
 

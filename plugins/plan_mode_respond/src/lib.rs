@@ -66,7 +66,8 @@ impl Tool for PlanModeRespond {
             ],
         )
         .with_partial()
-        .read_only()]
+        .read_only()
+        .without_pre_tool_use_hooks()]
     }
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {

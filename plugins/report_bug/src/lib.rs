@@ -76,7 +76,8 @@ impl Tool for ReportBug {
             ],
         )
         .with_partial()
-        .read_only()]
+        .read_only()
+        .without_pre_tool_use_hooks()]
     }
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
@@ -104,16 +105,10 @@ impl Tool for ReportBug {
             "system_info": facts.system_info,
             "cline_version": facts.cline_version,
         });
-        match ctx.ask("report_bug", &report.to_string()) {
-            Ok(reply) => {
-                let text = reply.text.unwrap_or_default();
-                if !text.is_empty() {
-                    ctx.say("user_feedback", &text);
-                    return Ok(ToolContent::text(feedback(&text)));
-                }
-                if reply.response == AskResponse::No {
-                    return Err(ToolError::new(ToolErrorKind::DENIED, texts::TOOL_DENIED));
-                }
+        match ctx.propose("report_bug", &report.to_string())? {
+            Proposal::Feedback(text) => Ok(ToolContent::text(feedback(&text))),
+            Proposal::NobodyToAsk => Err(ToolError::new(ToolErrorKind::UNAVAILABLE, NO_USER)),
+            Proposal::Accepted => {
                 let repository = ctx
                     .setting::<String>("report_bug.repository")
                     .filter(|r| !r.is_empty())
@@ -133,10 +128,6 @@ impl Tool for ReportBug {
                 ctx.say("info", &format!("File the bug report here: {url}"));
                 Ok(ToolContent::text(ACCEPTED))
             }
-            Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => {
-                Err(ToolError::new(ToolErrorKind::UNAVAILABLE, NO_USER))
-            }
-            Err(e) => Err(e),
         }
     }
 

@@ -45,20 +45,15 @@ fn required(call: &Call, ctx: &Ctx<'_>, name: &str) -> Result<String, ToolError>
 
 /// Asks for approval in the MCP category; a denial is the tool's result.
 fn approve(ctx: &Ctx<'_>, tool: &str, payload: &Value) -> Result<(), ToolError> {
-    let decision = ctx.request_approval(&ApprovalRequest {
-        tool: tool.to_string(),
-        category: ApprovalCategory::Mcp,
-        path: None,
-        message: payload.to_string(),
-    })?;
-    if decision.approved {
-        Ok(())
-    } else {
-        Err(ToolError::new(
-            ToolErrorKind::DENIED,
-            texts::denied(decision.feedback.as_deref()),
-        ))
-    }
+    ctx.approve(
+        &ApprovalRequest {
+            tool: tool.to_string(),
+            category: ApprovalCategory::Mcp,
+            path: None,
+            message: payload.to_string(),
+        },
+        tool_api::texts::TOOL_DENIED,
+    )
 }
 
 /// Runs `future` on the plugin's runtime until it ends or the call is cancelled.

@@ -68,7 +68,8 @@ impl Tool for McpTools {
             texts::LOAD_MCP_DOCUMENTATION_DESCRIPTION,
             &[],
         )
-        .read_only();
+        .read_only()
+        .without_pre_tool_use_hooks();
         // No declared approval category: use_mcp_tool asks itself, because a tool listed in
         // the server's `autoApprove` skips the question.
         vec![use_tool, resource, docs]
@@ -146,7 +147,13 @@ fn settings_file(query: &DynamicToolsQuery) -> std::path::PathBuf {
 }
 
 tool_api::submit_tool!(McpTools);
-tool_api::export_plugin!(capabilities: ["dynamic_tools"], shutdown: hub::shutdown);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::DYNAMIC_TOOLS_CAPABILITY,
+        tool_api::model::MCP_SERVERS_CAPABILITY
+    ],
+    shutdown: hub::shutdown
+);
 
 #[cfg(test)]
 mod tests {

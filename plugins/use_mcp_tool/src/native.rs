@@ -105,6 +105,7 @@ pub fn spec(server: &str, tool: &rmcp::model::Tool) -> Option<ToolSpec> {
         path_params: Vec::new(),
         read_only: hints.and_then(|h| h.read_only_hint).unwrap_or(false),
         destructive: hints.and_then(|h| h.destructive_hint).unwrap_or(false),
+        handling: Default::default(),
     })
 }
 
@@ -120,6 +121,7 @@ fn unreachable(server: &str, name: &str) -> Option<ToolSpec> {
         path_params: Vec::new(),
         read_only: false,
         destructive: false,
+        handling: Default::default(),
     })
 }
 

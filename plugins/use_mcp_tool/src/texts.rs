@@ -56,11 +56,6 @@ pub fn images_not_viewable(count: usize) -> String {
     format!("\n\n[{count} images were provided in the response, and while they are displayed to the user, you do not have the ability to view them.]")
 }
 
-/// The denial text, with the user's feedback when there is some.
-pub fn denied(feedback: Option<&str>) -> String {
-    tool_api::texts::denied_with_feedback(tool_api::texts::TOOL_DENIED, feedback)
-}
-
 /// use_mcp_tool's description.
 pub const USE_MCP_TOOL_DESCRIPTION: &str = "Call a tool offered by one of the connected MCP \
 servers. MCP servers add capabilities such as access to outside services, databases or APIs; \

@@ -51,7 +51,8 @@ impl Tool for UseSkill {
             )],
         )
         .with_partial()
-        .read_only()]
+        .read_only()
+        .without_pre_tool_use_hooks()]
     }
 
     fn describe(&self, call: &Call) -> String {

@@ -93,6 +93,8 @@ impl UseSubagents {
         ToolSpec::simple(GENERIC, DESCRIPTION, &params)
             .approval(ApprovalCategory::Read)
             .read_only()
+            .without_pre_tool_use_hooks()
+            .calls_as_subagent()
     }
 
     /// `prompt` is checked by [`Self::execute`] rather than listed as required, because a call
@@ -113,6 +115,7 @@ impl UseSubagents {
         )
         .approval(ApprovalCategory::Read)
         .read_only()
+        .calls_as_subagent()
     }
 }
 
@@ -241,7 +244,7 @@ pub fn prompts(params: &Params) -> Result<Vec<String>, ToolError> {
 
 tool_api::submit_tool!(UseSubagents::from_agent_dir());
 // The agent files decide the names, so the host reads them at every start.
-tool_api::export_plugin!(capabilities: ["specs_from_environment"]);
+tool_api::export_plugin!(capabilities: [tool_api::model::SPECS_FROM_ENVIRONMENT_CAPABILITY]);
 
 #[cfg(test)]
 mod tests {

@@ -179,7 +179,7 @@ fn fetch_through_cline(
 }
 
 tool_api::submit_tool!(WebFetch);
-tool_api::export_plugin!(capabilities: ["partial"]);
+tool_api::export_plugin!();
 
 #[cfg(test)]
 mod tests {

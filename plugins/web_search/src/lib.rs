@@ -180,7 +180,7 @@ fn search_through_cline(
 }
 
 tool_api::submit_tool!(WebSearch);
-tool_api::export_plugin!(capabilities: ["partial"]);
+tool_api::export_plugin!();
 
 #[cfg(test)]
 mod tests {

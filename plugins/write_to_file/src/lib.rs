@@ -46,6 +46,7 @@ fn spec(name: &str, description: &str, params: &[(&str, &str, bool)]) -> ToolSpe
 
 impl Tool for WriteToFile {
     fn specs(&self) -> Vec<ToolSpec> {
+        // In an XML call the content runs to the last `</content>`: a file may contain the tag.
         let mut write = spec(
             "write_to_file",
             texts::WRITE_TO_FILE_DESCRIPTION,
@@ -53,7 +54,8 @@ impl Tool for WriteToFile {
                 ("path", texts::PATH_PARAM, true),
                 ("content", texts::CONTENT_PARAM, true),
             ],
-        );
+        )
+        .raw_xml_param("content");
         // An empty content is a valid file; the host treats "" as missing unless told so.
         if let Some(content) = write
             .input_schema
@@ -252,7 +254,7 @@ fn ui_message(prepared: &Prepared, verdict: &PathVerdict) -> String {
 }
 
 tool_api::submit_tool!(WriteToFile);
-tool_api::export_plugin!(capabilities: ["partial"]);
+tool_api::export_plugin!();
 
 #[cfg(test)]
 mod tests {

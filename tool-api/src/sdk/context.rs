@@ -13,11 +13,22 @@ use crate::model::{
 };
 use crate::workspace::Workspace;
 
+/// The user's answer to [`Ctx::propose`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Proposal {
+    /// Accepted as it is.
+    Accepted,
+    /// The user typed this instead (already shown as `user_feedback`).
+    Feedback(String),
+    /// Nobody can answer (no terminal, no client that asks).
+    NobodyToAsk,
+}
+
 /// The host services for one call.
 pub struct Ctx<'a> {
     host: HostRef<'a>,
     task_id: String,
-    /// The task's roots, for [`Ctx::workspace`].
+    /// The task's roots, for [`Ctx::workspace`], and the verdicts the host sent with the call.
     roots: TaskContext,
     workspace: OnceLock<Workspace>,
 }
@@ -49,6 +60,7 @@ impl<'a> Ctx<'a> {
             roots: TaskContext {
                 cwd: task.cwd.clone(),
                 workspace_roots: task.workspace_roots.clone(),
+                path_verdicts: task.path_verdicts.clone(),
                 ..TaskContext::default()
             },
             workspace: OnceLock::new(),
@@ -107,8 +119,52 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Where a path leads and what the policies say about it.
+    /// Asks for approval and turns a refusal into the tool's result: `DENIED` with Cline's
+    /// denial text and the user's feedback ([`crate::texts::denied_with_feedback`] of
+    /// `denial`, usually [`crate::texts::TOOL_DENIED`]).
+    pub fn approve(&self, request: &ApprovalRequest, denial: &str) -> Result<(), ToolError> {
+        let decision = self.request_approval(request)?;
+        if decision.approved {
+            Ok(())
+        } else {
+            Err(ToolError::new(
+                ToolErrorKind::DENIED,
+                crate::texts::denied_with_feedback(denial, decision.feedback.as_deref()),
+            ))
+        }
+    }
+
+    /// Proposes something to the user (Cline's ask with a yes/no answer and an optional typed
+    /// message: a new task, a condensed summary, a bug report). Feedback the user typed is
+    /// shown as `user_feedback` and returned; "no" without a message is `DENIED` with
+    /// [`crate::texts::TOOL_DENIED`]; with nobody to answer, [`Proposal::NobodyToAsk`].
+    pub fn propose(&self, kind: &str, text: &str) -> Result<Proposal, ToolError> {
+        match self.ask(kind, text) {
+            Ok(reply) => {
+                let typed = reply.text.unwrap_or_default();
+                if !typed.is_empty() {
+                    self.say("user_feedback", &typed);
+                    return Ok(Proposal::Feedback(typed));
+                }
+                if reply.response == crate::model::AskResponse::No {
+                    return Err(ToolError::new(
+                        ToolErrorKind::DENIED,
+                        crate::texts::TOOL_DENIED,
+                    ));
+                }
+                Ok(Proposal::Accepted)
+            }
+            Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => Ok(Proposal::NobodyToAsk),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Where a path leads and what the policies say about it: the verdict the host sent with
+    /// the call for one of its path parameters, else the host's answer now.
     pub fn check_path(&self, path: &str) -> Result<PathVerdict, ToolError> {
+        if let Some(verdict) = self.roots.path_verdicts.iter().find(|v| v.path == path) {
+            return Ok(verdict.clone());
+        }
         decode(
             "path verdict",
             self.host.check_path(RStr::from(path)).as_str(),

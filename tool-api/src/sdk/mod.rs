@@ -33,14 +33,14 @@ pub mod testing;
 mod tool;
 
 pub use adapter::{handler_box, ToolAdapter};
-pub use context::Ctx;
+pub use context::{Ctx, Proposal};
 pub use guard::{guard, panic_message};
 pub use params::{missing, parse_int_like_js, Params};
 pub use tool::{Call, Tool, ToolRegistration, ToolResult};
 
 /// Everything a plugin usually needs.
 pub mod prelude {
-    pub use super::{Call, Ctx, Params, Tool, ToolResult};
+    pub use super::{Call, Ctx, Params, Proposal, Tool, ToolResult};
     pub use crate::abi::{ToolError, ToolErrorKind};
     pub use crate::model::{
         ApprovalCategory, ApprovalDecision, ApprovalRequest, AskReply, AskResponse, ContentBlock,

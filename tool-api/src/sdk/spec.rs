@@ -27,6 +27,7 @@ impl ToolSpec {
             path_params: Vec::new(),
             read_only: false,
             destructive: false,
+            handling: crate::model::Handling::default(),
         }
     }
 
@@ -57,6 +58,45 @@ impl ToolSpec {
     /// Marks the tool destructive.
     pub fn destructive(mut self) -> Self {
         self.destructive = true;
+        self
+    }
+
+    /// PreToolUse hooks do not run for this tool.
+    pub fn without_pre_tool_use_hooks(mut self) -> Self {
+        self.handling.skips_pre_tool_use = true;
+        self
+    }
+
+    /// PostToolUse hooks do not run after this tool.
+    pub fn without_post_tool_use_hooks(mut self) -> Self {
+        self.handling.skips_post_tool_use = true;
+        self
+    }
+
+    /// Accepts `alias` for the parameter `param` when `param` itself is absent.
+    pub fn param_alias(mut self, alias: &str, param: &str) -> Self {
+        self.handling
+            .param_aliases
+            .insert(alias.to_string(), param.to_string());
+        self
+    }
+
+    /// In an XML tool call, `param` is everything between its first opening and its last
+    /// closing tag.
+    pub fn raw_xml_param(mut self, param: &str) -> Self {
+        self.handling.raw_xml_params.push(param.to_string());
+        self
+    }
+
+    /// The handler keeps a session that the host closes before any other tool runs.
+    pub fn closed_by_other_tools(mut self) -> Self {
+        self.handling.closed_by_other_tools = true;
+        self
+    }
+
+    /// The tools this one calls through `invoke_tool` run as a subagent's calls.
+    pub fn calls_as_subagent(mut self) -> Self {
+        self.handling.calls_as_subagent = true;
         self
     }
 

@@ -26,9 +26,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tool_api::texts;
 
-use crate::outcome::CallOutcome;
+use crate::agent::schema::{render, SchemaFormat};
+use crate::call::CallOutcome;
 use crate::policy::ApprovalMode;
-use crate::schema::{render, SchemaFormat};
 use crate::Host;
 
 /// Arguments of `toolhost mcp`.
@@ -42,7 +42,7 @@ pub struct McpArgs {
     pub yes: bool,
     /// Hot swap (the tools list is read anew for every `tools/list`).
     #[command(flatten)]
-    pub hot_swap: crate::cli::HotSwapArgs,
+    pub hot_swap: super::HotSwapArgs,
 }
 
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.

@@ -1,30 +1,25 @@
 //! `toolhost mcp-servers`: the MCP servers of the settings, their status and their tools.
 //!
-//! The MCP client lives in the plugin serving `use_mcp_tool`; the host asks its handler with
-//! the extension `mcp_servers` and prints the answer.
+//! The MCP client lives in the plugin declaring the `mcp_servers` capability; the host asks its
+//! first handler with the extension `mcp_servers` and prints the answer.
 
 use serde_json::{json, Value};
 
 use crate::Host;
 
-/// The tool whose handler owns the MCP client.
-const CLIENT_TOOL: &str = "use_mcp_tool";
-
-/// The handler extension answering with the servers.
-const METHOD: &str = "mcp_servers";
+use tool_api::model::{MCP_SERVERS_CAPABILITY, MCP_SERVERS_METHOD};
 
 /// The plugin's answer: `{"settings_file", "servers": [{name, key, transport, target, status, error?,
 /// tools: [{name, native_name, description, auto_approve}]}]}`.
 pub fn report(host: &Host) -> Result<Value, String> {
-    let registry = host.registry();
-    let tool = registry.get(CLIENT_TOOL).ok_or_else(|| {
-        format!("no plugin serving {CLIENT_TOOL} is loaded, so no MCP server can be reached")
-    })?;
+    let handler = host
+        .registry()
+        .plugin_with(MCP_SERVERS_CAPABILITY)
+        .ok_or("no plugin with an MCP client is loaded, so no MCP server can be reached")?;
     let payload = json!({"settings": host.settings().document()});
-    tool.handler
-        .handler
-        .request(METHOD, &payload)
-        .map_err(|e| e.message.into_string())
+    handler
+        .request(MCP_SERVERS_METHOD, &payload)
+        .map_err(|e| e.message.to_string())
 }
 
 /// The report as text: one line per server, then one per tool.

@@ -14,7 +14,6 @@
 //! user trusted that version of it ([`trust`]), and then from a private copy of the bytes that
 //! were checked ([`script`]).
 
-pub mod command;
 pub mod script;
 pub mod trust;
 
@@ -26,8 +25,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Map, Value};
 
 use crate::settings::HookSettings;
-use script::ScriptVersion;
-use trust::{Consent, TrustGate, TrustStore};
+pub use script::ScriptVersion;
+pub use trust::{Consent, TrustGate, TrustStatus, TrustStore};
 
 /// How long one hook script may run.
 pub const HOOK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,22 +36,6 @@ pub const MAX_CONTEXT_CHARS: usize = 50_000;
 
 /// Stdout beyond this many bytes is dropped.
 const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
-
-/// Tools Cline runs no PreToolUse hook for (they neither read nor change anything themselves).
-pub const PRE_TOOL_USE_EXEMPT: [&str; 12] = [
-    "attempt_completion",
-    "ask_followup_question",
-    "plan_mode_respond",
-    "act_mode_respond",
-    "condense",
-    "summarize_task",
-    "report_bug",
-    "new_task",
-    "generate_explanation",
-    "use_skill",
-    "use_subagents",
-    "load_mcp_documentation",
-];
 
 /// A hook point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

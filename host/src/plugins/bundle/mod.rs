@@ -35,9 +35,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use clap::Subcommand;
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -245,18 +243,15 @@ impl Opened {
         self.manifest.as_ref().ok().map(|m| &m.policy)
     }
 
-    /// Applies the bundle's command permissions by setting CLINE_COMMAND_PERMISSIONS for this
-    /// process; the host reads the variable once, on first use, so this must run before any
-    /// command is checked (the CLI does it first thing, while it has no other thread).
-    pub fn apply_command_permissions(&self) {
-        let Some(value) = self.policy().and_then(|p| p.command_permissions.as_deref()) else {
-            return;
-        };
+    /// The bundle's command permissions, when its policy sets them (they replace
+    /// `CLINE_COMMAND_PERMISSIONS` of the environment).
+    pub fn command_permissions(&self) -> Option<crate::policy::CommandPermissions> {
+        let value = self.policy()?.command_permissions.as_deref()?;
         let env = crate::policy::commands::ENV_VAR;
         if std::env::var(env).is_ok_and(|current| current != value) {
             tracing::warn!("{env} from the environment is replaced by the bundle's");
         }
-        std::env::set_var(env, value);
+        Some(crate::policy::CommandPermissions::from_value(Some(value)))
     }
 
     /// Replaces the settings' approval defaults by the bundle's, when it ships them.
@@ -387,83 +382,6 @@ fn check_files<'a>(dir: &Path, manifest: &'a Manifest) -> FileCheck<'a> {
     FileCheck { plugins, extra }
 }
 
-/// `toolhost bundle ...`
-#[derive(Debug, Subcommand)]
-pub enum BundleCommand {
-    /// Writes a new Ed25519 key pair: PREFIX.key (secret) and PREFIX.pub, as hex.
-    Keygen {
-        /// Path prefix of the two key files.
-        #[arg(long, value_name = "PREFIX")]
-        out: PathBuf,
-    },
-    /// Signs DIR/bundle.toml into DIR/bundle.toml.sig.
-    Sign {
-        /// The bundle directory.
-        dir: PathBuf,
-        /// The secret key file.
-        #[arg(long, value_name = "KEY")]
-        key: PathBuf,
-    },
-    /// Checks the signature (needs --trusted-key), every library's SHA-256 and that no
-    /// unlisted library is present. Exit 0 when everything verifies, 1 otherwise.
-    Verify {
-        /// The bundle directory.
-        dir: PathBuf,
-    },
-    /// Shows what a bundle holds and what of it verifies (with --trusted-key).
-    Inspect {
-        /// The bundle directory.
-        dir: PathBuf,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-/// Runs a `toolhost bundle` subcommand; `Err` is a usage error (exit 2).
-pub fn run_command(command: BundleCommand, trusted_key: Option<&Path>) -> Result<ExitCode, String> {
-    match command {
-        BundleCommand::Keygen { out } => {
-            let (secret, public) = generate_keys(&out)?;
-            println!(
-                "secret key: {}\npublic key: {}",
-                secret.display(),
-                public.display()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        BundleCommand::Sign { dir, key } => {
-            let out = sign(&dir, &read_secret_key(&key)?)?;
-            println!("signed: {}", out.display());
-            Ok(ExitCode::SUCCESS)
-        }
-        BundleCommand::Verify { dir } => {
-            let key = trusted_key.ok_or("bundle verify needs --trusted-key PUB")?;
-            let report = inspect(&dir, Some(&read_public_key(key)?));
-            let problems = report["problems"].as_array().cloned().unwrap_or_default();
-            if problems.is_empty() {
-                println!("{}: verified", dir.display());
-                Ok(ExitCode::SUCCESS)
-            } else {
-                for problem in problems {
-                    println!("{}", problem.as_str().unwrap_or_default());
-                }
-                Ok(ExitCode::from(1))
-            }
-        }
-        BundleCommand::Inspect { dir, json } => {
-            let key = trusted_key.map(read_public_key).transpose()?;
-            let report = inspect(&dir, key.as_ref());
-            if json {
-                println!("{report}");
-            } else {
-                print!("{}", inspect_text(&report));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-    }
-}
-
 /// What a bundle holds and what of it verifies, as JSON: `dir`, `signature` (`verified`,
 /// `unchecked` without a key, `invalid`), `signature_error`, `bundle`, `plugins` (`library`,
 /// `version`, `sha256`, `actual_sha256`, `ok`), `extra_libraries`, `policy`, `problems`.
@@ -517,45 +435,6 @@ fn unverified_manifest(dir: &Path) -> Result<Manifest, String> {
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Manifest::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn inspect_text(report: &Value) -> String {
-    let mut out = String::new();
-    let bundle = &report["bundle"];
-    out.push_str(&format!(
-        "bundle {} {} in {}\nsignature: {}{}\n",
-        bundle["name"].as_str().unwrap_or("?"),
-        bundle["version"].as_str().unwrap_or("?"),
-        report["dir"].as_str().unwrap_or("?"),
-        report["signature"].as_str().unwrap_or("?"),
-        report["signature_error"]
-            .as_str()
-            .map(|e| format!(" ({e})"))
-            .unwrap_or_default()
-    ));
-    for plugin in report["plugins"].as_array().into_iter().flatten() {
-        out.push_str(&format!(
-            "plugin {} {} sha256 {}\n",
-            plugin["library"].as_str().unwrap_or("?"),
-            plugin["version"].as_str().unwrap_or("?"),
-            if plugin["ok"] == true {
-                "ok"
-            } else {
-                "MISMATCH"
-            }
-        ));
-    }
-    for extra in report["extra_libraries"].as_array().into_iter().flatten() {
-        out.push_str(&format!(
-            "unlisted library {}\n",
-            extra.as_str().unwrap_or("?")
-        ));
-    }
-    out.push_str(&format!("policy: {}\n", report["policy"]));
-    for problem in report["problems"].as_array().into_iter().flatten() {
-        out.push_str(&format!("problem: {}\n", problem.as_str().unwrap_or("?")));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -3,11 +3,12 @@
 //!
 //! `<tool_name>` opens a call only for a known tool name; inside a call `<param>` opens a value
 //! only for a known parameter name; inside a value only that parameter's closing tag is
-//! recognised. Values are trimmed. `write_to_file`'s `content` runs from the first `<content>` to
-//! the last `</content>` of the call, so file content may contain the tags. Unknown tags are
+//! recognised. Values are trimmed. A parameter a tool's spec declares raw
+//! (`Handling::raw_xml_params`: write_to_file's `content`) runs from its first opening tag to
+//! the last closing tag of the call, so file content may contain the tags. Unknown tags are
 //! text. A call or value still open at the end of the text is `partial`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
@@ -67,6 +68,8 @@ pub const PARAM_NAMES: [&str; 45] = [
 pub struct XmlParser {
     tools: BTreeSet<String>,
     params: BTreeSet<String>,
+    /// Per tool, the parameters whose value runs to the last closing tag.
+    raw: BTreeMap<String, Vec<String>>,
     /// The longest tag body; a `<` further back than this cannot start a recognised tag.
     longest_tag: usize,
 }
@@ -89,8 +92,22 @@ impl XmlParser {
         Self {
             tools,
             params,
+            raw: BTreeMap::new(),
             longest_tag,
         }
+    }
+
+    /// The same parser, reading `params` of `tool` raw (see the module's docs).
+    pub fn with_raw_params<'a>(
+        mut self,
+        tool: &str,
+        params: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        self.raw
+            .entry(tool.to_string())
+            .or_default()
+            .extend(params.into_iter().map(str::to_string));
+        self
     }
 
     /// Cline's tool names and parameter names.
@@ -138,7 +155,8 @@ impl XmlParser {
                             open.param = Some((tag.to_string(), end));
                         } else if tag.strip_prefix('/') == Some(open.name.as_str()) {
                             if let Some(closed) = tool.take() {
-                                blocks.push(Block::ToolUse(closed.finish(&text[..tag_start])));
+                                let raw = self.raw.get(&closed.name).map_or(&[][..], Vec::as_slice);
+                                blocks.push(Block::ToolUse(closed.finish(&text[..tag_start], raw)));
                             }
                             text_start = end;
                         }
@@ -158,11 +176,6 @@ impl XmlParser {
         }
         blocks
     }
-}
-
-/// Parses with Cline's tool and parameter names.
-pub fn parse_assistant_message(text: &str) -> Vec<Block> {
-    XmlParser::cline().parse(text)
 }
 
 fn push_text(blocks: &mut Vec<Block>, text: &str, partial: bool) {
@@ -194,15 +207,17 @@ impl OpenTool {
         }
     }
 
-    /// The closed call; `text_to_close` ends where the closing tag starts.
-    fn finish(mut self, text_to_close: &str) -> ToolUse {
-        if self.name == "write_to_file" {
-            let body = &text_to_close[self.body_start.min(text_to_close.len())..];
-            if let (Some(open), Some(close)) = (body.find("<content>"), body.rfind("</content>")) {
-                let start = open + "<content>".len();
+    /// The closed call; `text_to_close` ends where the closing tag starts. Each of `raw`
+    /// runs from its first opening tag to its last closing tag.
+    fn finish(mut self, text_to_close: &str, raw: &[String]) -> ToolUse {
+        let body = &text_to_close[self.body_start.min(text_to_close.len())..];
+        for param in raw {
+            let (open_tag, close_tag) = (format!("<{param}>"), format!("</{param}>"));
+            if let (Some(open), Some(close)) = (body.find(&open_tag), body.rfind(&close_tag)) {
+                let start = open + open_tag.len();
                 if start <= close {
                     self.params.insert(
-                        "content".to_string(),
+                        param.clone(),
                         Value::String(body[start..close].trim().to_string()),
                     );
                 }

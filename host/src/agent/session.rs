@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::model::ContentBlock;
 
+use super::parser::{Block, ToolUse, XmlParser, PARAM_NAMES};
 use crate::known_tools::CLINE_TOOL_NAMES;
-use crate::parser::{Block, ToolUse, XmlParser, PARAM_NAMES};
+use crate::plugins::Registry;
 use crate::Host;
 
 /// What the run shows, in order.
@@ -57,18 +58,7 @@ pub struct Conversation {
 impl Conversation {
     /// A conversation whose parser knows Cline's tool names and every loaded tool and parameter.
     pub fn new(host: Arc<Host>) -> Self {
-        let mut tools: Vec<String> = CLINE_TOOL_NAMES.iter().map(|s| s.to_string()).collect();
-        let mut params: Vec<String> = PARAM_NAMES.iter().map(|s| s.to_string()).collect();
-        for (name, tool) in host.registry().tools() {
-            tools.push(name.to_string());
-            if let Some(properties) = tool.spec.input_schema["properties"].as_object() {
-                params.extend(properties.keys().cloned());
-            }
-        }
-        let parser = XmlParser::new(
-            tools.iter().map(String::as_str),
-            params.iter().map(String::as_str),
-        );
+        let parser = parser_for(&host.registry());
         Self {
             host,
             parser,
@@ -90,6 +80,29 @@ impl Conversation {
             user_content: Vec::new(),
         }
     }
+}
+
+/// A parser that knows Cline's tool names and every loaded tool, parameter and raw parameter.
+pub fn parser_for(registry: &Registry) -> XmlParser {
+    let mut tools: Vec<String> = CLINE_TOOL_NAMES.iter().map(|s| s.to_string()).collect();
+    let mut params: Vec<String> = PARAM_NAMES.iter().map(|s| s.to_string()).collect();
+    for (name, tool) in registry.tools() {
+        tools.push(name.to_string());
+        if let Some(properties) = tool.spec.input_schema["properties"].as_object() {
+            params.extend(properties.keys().cloned());
+        }
+    }
+    let mut parser = XmlParser::new(
+        tools.iter().map(String::as_str),
+        params.iter().map(String::as_str),
+    );
+    for (name, tool) in registry.tools() {
+        let raw = &tool.spec.handling.raw_xml_params;
+        if !raw.is_empty() {
+            parser = parser.with_raw_params(name, raw.iter().map(String::as_str));
+        }
+    }
+    parser
 }
 
 /// One assistant message being streamed in.

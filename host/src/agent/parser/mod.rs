@@ -5,7 +5,7 @@ mod arguments;
 mod xml;
 
 pub use arguments::{coerce_to_schema, parse_arguments};
-pub use xml::{parse_assistant_message, XmlParser, PARAM_NAMES};
+pub use xml::{XmlParser, PARAM_NAMES};
 
 use serde::Serialize;
 use serde_json::{Map, Value};

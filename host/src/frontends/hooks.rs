@@ -6,9 +6,7 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use serde_json::{json, Value};
 
-use super::script::ScriptVersion;
-use super::trust::{TrustStatus, TrustStore};
-use super::{HookName, Hooks, Origin};
+use crate::hooks::{HookName, Hooks, Origin, ScriptVersion, TrustStatus, TrustStore};
 use crate::policy::Workspace;
 use crate::settings::Settings;
 

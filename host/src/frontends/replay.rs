@@ -7,45 +7,31 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::Value;
 use tool_api::model::AskReply;
 
-use crate::session::{Conversation, SessionEvent};
+use crate::agent::session::{Conversation, SessionEvent};
 use crate::ui::Ui;
 use crate::Host;
 
 /// The printed transcript of a replay, shared by the UI and the session's event sink.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct Transcript {
-    lines: Arc<Mutex<Vec<String>>>,
-    echo: bool,
+    /// Serializes the lines of the UI and of the session's events.
+    out: Arc<Mutex<()>>,
 }
 
 impl Transcript {
-    /// A transcript that also prints each line to stdout as it happens.
+    /// A transcript printed to stdout as it happens.
     pub fn printing() -> Self {
         Self {
-            lines: Arc::default(),
-            echo: true,
+            out: Arc::default(),
         }
     }
 
-    /// Appends a line.
+    /// Prints a line.
     pub fn line(&self, text: String) {
-        if self.echo {
-            let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{text}");
-            let _ = stdout.flush();
-        }
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(text);
-    }
-
-    /// Every line so far.
-    pub fn lines(&self) -> Vec<String> {
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{text}");
+        let _ = stdout.flush();
     }
 }
 

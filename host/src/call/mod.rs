@@ -1,0 +1,559 @@
+//! The host and the flow of one tool call.
+//!
+//! For every call: find the handler, prepare the parameters ([`prepare`]), check the plugin,
+//! the required parameters and the path parameters ([`checks`]), ask for approval
+//! ([`crate::policy::approval`]), close the sessions other tools close ([`sessions`]), run the
+//! PreToolUse hooks, run the handler on its own thread under a timeout ([`run`]), run the
+//! PostToolUse hooks, and turn whatever happened into a result the model can read
+//! ([`outcome`]). A failure of any kind (error, panic, timeout, bad input) becomes a tool error;
+//! it never reaches the host's own control flow.
+
+mod checks;
+mod hot_swap;
+pub mod outcome;
+mod prepare;
+mod run;
+mod services;
+mod sessions;
+pub mod task;
+pub(crate) mod workers;
+
+use std::path::PathBuf;
+use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{
+    ApprovalDecision, ApprovalRequest, ContentBlock, Mode, TaskContext, ToolContent,
+    CLOSE_SESSION_METHOD, TASK_ENDED_METHOD,
+};
+use tool_api::texts;
+
+use crate::hooks::{Consent, HookInput, HookName, HookOutcome, Hooks};
+use crate::plugins::{runtime_tools, CallData, RegisteredTool, Registry};
+use crate::policy::{approval, ApprovalMode, CommandPermissions, Workspace};
+use crate::settings::Settings;
+use crate::ui::Ui;
+
+pub use outcome::CallOutcome;
+pub use services::Cancellation;
+pub use task::TaskState;
+pub use workers::Workers;
+
+use prepare::{ContextKey, Contexts, PreparedCall};
+use services::HostCallServices;
+use sessions::Sessions;
+
+/// How deep tools may call tools through `invoke_tool`.
+const MAX_NESTING: u32 = 8;
+
+/// Everything needed to build a [`Host`].
+pub struct HostConfig {
+    /// Plugin directories, in priority order.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// The workspace.
+    pub workspace: Workspace,
+    /// The settings.
+    pub settings: Settings,
+    /// How approvals are decided.
+    pub approval: ApprovalMode,
+    /// The command permissions execute_command is checked against
+    /// (`CommandPermissions::from_env()` reads `CLINE_COMMAND_PERMISSIONS`).
+    pub command_permissions: CommandPermissions,
+    /// The user interface.
+    pub ui: Box<dyn Ui>,
+    /// The task's id.
+    pub task_id: String,
+}
+
+/// A running host: loaded plugins, one workspace, one task.
+pub struct Host {
+    /// The current snapshot; hot swap replaces it while calls in flight keep theirs.
+    registry: RwLock<Arc<Registry>>,
+    workspace: Workspace,
+    settings: Settings,
+    approval: ApprovalMode,
+    command_permissions: CommandPermissions,
+    ui: Box<dyn Ui>,
+    task: TaskState,
+    task_id: String,
+    hooks: Hooks,
+    /// What every hook input of this task starts with (the task and the roots do not change).
+    hook_input: HookInput,
+    sessions: Sessions,
+    contexts: Contexts,
+    workers: Workers,
+    me: Weak<Host>,
+}
+
+impl Host {
+    /// Loads the plugins and builds the host.
+    pub fn new(config: HostConfig) -> Arc<Self> {
+        let registry = Registry::load(&config.plugin_dirs);
+        Self::with_registry(config, registry)
+    }
+
+    /// Like [`Host::new`], but loads private copies of the libraries, so that their files may
+    /// be replaced while the host runs ([`Host::reload_library`], [`Host::watch`]).
+    pub fn new_for_hot_swap(config: HostConfig) -> Arc<Self> {
+        let registry = Registry::load_copies(&config.plugin_dirs);
+        Self::with_registry(config, registry)
+    }
+
+    /// Builds the host around an already loaded registry (a curated bundle's: see
+    /// [`crate::plugins::bundle`]); `config.plugin_dirs` is then not searched.
+    pub fn with_registry(config: HostConfig, registry: Registry) -> Arc<Self> {
+        let task = TaskState::default();
+        if config.settings.lookup("agent.mode").and_then(Value::as_str) == Some("plan") {
+            task.set_mode(Mode::Plan);
+        }
+        task.set_yolo(
+            config
+                .settings
+                .lookup("agent.yolo")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        );
+        let hooks = Hooks::discover(&config.settings.hooks, config.workspace.cwd());
+        let hook_input = HookInput {
+            task_id: config.task_id.clone(),
+            workspace_roots: config
+                .workspace
+                .roots()
+                .into_iter()
+                .map(|r| r.path)
+                .collect(),
+        };
+        Arc::new_cyclic(|me| Self {
+            registry: RwLock::new(Arc::new(registry)),
+            workspace: config.workspace,
+            settings: config.settings,
+            approval: config.approval,
+            command_permissions: config.command_permissions,
+            ui: config.ui,
+            task,
+            task_id: config.task_id,
+            hooks,
+            hook_input,
+            sessions: Sessions::default(),
+            contexts: Contexts::default(),
+            workers: Workers::default(),
+            me: me.clone(),
+        })
+    }
+
+    /// The current registry of tools.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.registry
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The command permissions.
+    pub fn command_permissions(&self) -> &CommandPermissions {
+        &self.command_permissions
+    }
+
+    /// The task state.
+    pub fn task(&self) -> &TaskState {
+        &self.task
+    }
+
+    /// The user interface.
+    pub fn ui(&self) -> &dyn Ui {
+        self.ui.as_ref()
+    }
+
+    /// The tool called `name`: a registered one, else a run-time tool of a plugin that serves
+    /// them (an MCP server's, an HTTP tool's: see [`crate::plugins::runtime_tools`]).
+    pub fn lookup(&self, name: &str) -> Option<Arc<RegisteredTool>> {
+        let registry = self.registry();
+        if let Some(tool) = registry.get(name) {
+            return Some(tool.clone());
+        }
+        if registry.dynamic_handlers().is_empty() {
+            return None;
+        }
+        runtime_tools::find(&registry, self.settings.document(), Some(name))
+            .into_iter()
+            .next()
+            .map(Arc::new)
+    }
+
+    /// Every tool that can be called now, sorted by name: the registered ones and the run-time
+    /// ones (listing those may start the MCP servers of the settings).
+    pub fn tools(&self) -> Vec<(String, RegisteredTool)> {
+        let registry = self.registry();
+        let mut tools: Vec<(String, RegisteredTool)> = registry
+            .tools()
+            .map(|(name, tool)| (name.to_string(), tool.clone()))
+            .collect();
+        if !registry.dynamic_handlers().is_empty() {
+            tools.extend(
+                runtime_tools::find(&registry, self.settings.document(), None)
+                    .into_iter()
+                    .map(|tool| (tool.spec.name.clone(), tool)),
+            );
+            tools.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        tools
+    }
+
+    /// Runs one tool call from the model.
+    pub fn call(&self, name: &str, params_json: &str) -> CallOutcome {
+        match self.lookup(name) {
+            Some(tool) => self.call_tool(&tool, params_json),
+            None => CallOutcome::unknown_tool(name),
+        }
+    }
+
+    /// Runs one tool call from the model of a tool already looked up ([`Host::lookup`]).
+    pub fn call_tool(&self, tool: &RegisteredTool, params_json: &str) -> CallOutcome {
+        self.run_call(tool, params_json, 0, false)
+    }
+
+    /// Runs a tool call at a nesting depth (0 for calls from the model). `subagent` marks
+    /// calls a subagent makes: they carry the subagent flag in their context and never ask the
+    /// user (what is not auto-approved is denied).
+    pub fn call_nested(
+        &self,
+        name: &str,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+    ) -> CallOutcome {
+        match self.lookup(name) {
+            Some(tool) => self.run_call(&tool, params_json, depth, subagent),
+            None => CallOutcome::unknown_tool(name),
+        }
+    }
+
+    fn run_call(
+        &self,
+        tool: &RegisteredTool,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+    ) -> CallOutcome {
+        let name = tool.spec.name.as_str();
+        let params = match prepare::parse_params(&tool.spec, params_json) {
+            Ok(params) => params,
+            Err(e) => return self.finish(name, format!("[{name}]"), Err(e)),
+        };
+        let mut call = PreparedCall::new(&params, self.context_json(subagent));
+        let result = if depth > MAX_NESTING {
+            Err(ToolError::new(
+                ToolErrorKind::FAILED,
+                format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
+            ))
+        } else {
+            self.checked_run(tool, &params, &mut call, depth, subagent)
+        };
+        // Asked while the handler ran; otherwise (the call stopped before) now.
+        let description = call
+            .description
+            .take()
+            .unwrap_or_else(|| run::describe(tool, name, &call));
+        self.finish(name, description, result)
+    }
+
+    /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
+    pub fn describe(&self, name: &str, params: &Map<String, Value>) -> String {
+        match self.lookup(name) {
+            Some(tool) => run::describe(
+                &tool,
+                name,
+                &PreparedCall::new(params, self.context_json(false)),
+            ),
+            None => format!("[{name}]"),
+        }
+    }
+
+    /// Routes a still-streaming call to the tool's partial handler: UI updates only, never a
+    /// result. Unknown tools, tools without a partial handler and failures are ignored (a
+    /// partial block is a preview; the complete block reports errors).
+    pub fn call_partial(&self, name: &str, params: &Map<String, Value>) {
+        let registry = self.registry();
+        let Some(tool) = registry.get(name) else {
+            return;
+        };
+        if !tool.spec.partial || tool.handler.plugin.failure().is_some() {
+            return;
+        }
+        let services = self.services(tool, Arc::default(), 0, false);
+        let params_json = serde_json::to_string(params).unwrap_or_default();
+        let context_json = self.context_json(false);
+        let data = CallData {
+            tool_name: name,
+            call_id: "",
+            params_json: &params_json,
+            context_json: &context_json,
+        };
+        if let Err(e) = tool.handler.handler.partial(&data, &services) {
+            if e.kind == ToolErrorKind::PANIC {
+                tool.handler.plugin.mark_failed(&e.message);
+            }
+            tracing::debug!(target: "toolhost::call", "partial handler of {name}: {e}");
+        }
+    }
+
+    /// Checks, approval, sessions, hooks and execution.
+    fn checked_run(
+        &self,
+        tool: &RegisteredTool,
+        params: &Map<String, Value>,
+        call: &mut PreparedCall,
+        depth: u32,
+        subagent: bool,
+    ) -> Result<ToolContent, ToolError> {
+        let name = tool.spec.name.as_str();
+        checks::plugin_enabled(tool, name)?;
+        if let Some(required) = checks::missing_required(&tool.spec, params) {
+            let rel_path = params.get("path").and_then(prepare::value_as_string);
+            self.ui.say(
+                "error",
+                &texts::missing_param_notice(name, required, rel_path.as_deref()),
+                false,
+            );
+            return Err(tool_api::sdk::missing(required));
+        }
+        let paths = checks::path_values(&tool.spec, params);
+        // Each path is resolved once per call; the verdicts travel with the call.
+        let verdicts = checks::verdicts(&self.workspace, &paths);
+        checks::paths_allowed(&verdicts)?;
+        call.carry_verdicts(&verdicts);
+        if let Some(category) = tool.spec.approval {
+            let inside = verdicts.iter().all(|v| v.inside_workspace);
+            let request = ApprovalRequest {
+                tool: name.to_string(),
+                category,
+                path: paths.first().cloned(),
+                message: approval::message(name, verdicts.first()),
+            };
+            let decision = self.decide_approval_for(&request, inside, subagent);
+            if !decision.approved {
+                return Err(denied(decision.feedback));
+            }
+        }
+        for handler in self.sessions.to_close_before(tool) {
+            if handler.handler.is_open() {
+                let _ = handler
+                    .handler
+                    .request(CLOSE_SESSION_METHOD, &json!({"task_id": self.task_id}));
+            }
+        }
+        self.sessions.mark_used(tool);
+        let pre = if tool.spec.handling.skips_pre_tool_use {
+            HookOutcome::default()
+        } else {
+            self.run_hook(
+                HookName::PreToolUse,
+                || json!({"toolName": name, "parameters": params}),
+                subagent,
+            )
+        };
+        if pre.cancel {
+            return Err(denied(None));
+        }
+        let started = std::time::Instant::now();
+        let cancellation = Arc::new(Cancellation::default());
+        let services = self.services(tool, cancellation.clone(), depth, subagent);
+        let timeout = Duration::from_secs(self.settings.limits.call_timeout_secs.max(1));
+        let result = run::on_worker(&self.workers, tool, call, services, &cancellation, timeout);
+        // Again: another tool may have closed the session while this call opened one.
+        self.sessions.mark_used(tool);
+        let mut content = result?;
+        if let Some(context) = pre.context {
+            content
+                .content
+                .insert(0, ContentBlock::Text { text: context });
+        }
+        if !tool.spec.handling.skips_post_tool_use {
+            let elapsed = started.elapsed();
+            let post = self.run_hook(
+                HookName::PostToolUse,
+                || {
+                    json!({
+                        "toolName": name,
+                        "parameters": params,
+                        "result": content.joined_text(),
+                        "success": true,
+                        "executionTimeMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+                    })
+                },
+                subagent,
+            );
+            if post.cancel {
+                let message = post
+                    .error_message
+                    .as_deref()
+                    .unwrap_or("Hook requested task cancellation");
+                self.ui.say("error", message, false);
+            }
+            if let Some(context) = post.context {
+                content.content.push(ContentBlock::Text { text: context });
+            }
+        }
+        Ok(content)
+    }
+
+    /// The host services of one call of `tool`.
+    fn services(
+        &self,
+        tool: &RegisteredTool,
+        cancellation: Arc<Cancellation>,
+        depth: u32,
+        subagent: bool,
+    ) -> HostCallServices {
+        HostCallServices {
+            host: self.me.clone(),
+            tool: tool.spec.name.clone(),
+            cancellation,
+            depth,
+            subagent,
+            calls_as_subagent: tool.spec.handling.calls_as_subagent,
+        }
+    }
+
+    /// Runs a hook's scripts. An untrusted workspace script runs with `--yes`; otherwise the
+    /// user is asked on the terminal, except during a subagent's call (subagents never ask).
+    fn run_hook(
+        &self,
+        hook: HookName,
+        payload: impl FnOnce() -> Value,
+        subagent: bool,
+    ) -> HookOutcome {
+        let consent = match self.approval {
+            ApprovalMode::ApproveAll => Consent::All,
+            ApprovalMode::Ask if !subagent => Consent::Ask(self.ui.as_ref()),
+            ApprovalMode::Ask | ApprovalMode::DenyUnlessAuto => Consent::Nobody,
+        };
+        self.hooks.run(
+            hook,
+            &self.hook_input,
+            payload,
+            self.workspace.cwd(),
+            consent,
+        )
+    }
+
+    /// Applies the approval policy: `--yes`, subagents and auto-approved categories go ahead;
+    /// otherwise the user is asked, or, with nobody to ask, the request is denied.
+    pub fn decide_approval(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        self.decide_approval_as(request, false)
+    }
+
+    /// [`Host::decide_approval`] for a call a subagent made (never asks the user) or not.
+    pub fn decide_approval_as(
+        &self,
+        request: &ApprovalRequest,
+        subagent: bool,
+    ) -> ApprovalDecision {
+        let inside = request
+            .path
+            .as_deref()
+            .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
+        self.decide_approval_for(request, inside, subagent)
+    }
+
+    /// [`Host::decide_approval`] when it is already known whether the operation stays inside
+    /// the workspace. The decision is shown as an `approval` event.
+    fn decide_approval_for(
+        &self,
+        request: &ApprovalRequest,
+        inside: bool,
+        subagent: bool,
+    ) -> ApprovalDecision {
+        let asked = approval::Asked {
+            mode: self.approval,
+            auto_approve: &self.settings.auto_approve,
+            inside,
+            subagent,
+            ui: self.ui.as_ref(),
+        };
+        let (decision, how) = approval::decide(request, &asked);
+        let verdict = if decision.approved {
+            "approved"
+        } else {
+            "denied"
+        };
+        self.ui.say(
+            "approval",
+            &format!("{}: {verdict} ({how})", request.message),
+            false,
+        );
+        decision
+    }
+
+    /// The task context for a call, as the handler reads it.
+    fn context_json(&self, is_subagent: bool) -> Arc<str> {
+        let key = ContextKey {
+            mode: self.task.mode(),
+            yolo: self.task.yolo(),
+            is_subagent,
+        };
+        self.contexts.json(key, || TaskContext {
+            task_id: self.task_id.clone(),
+            cwd: self.workspace.cwd().to_string_lossy().into_owned(),
+            workspace_roots: self.workspace.roots(),
+            mode: key.mode,
+            is_subagent: key.is_subagent,
+            yolo: key.yolo,
+            parallel_tool_calling: true,
+            path_verdicts: Vec::new(),
+        })
+    }
+
+    /// Updates the task state for a result and wraps it.
+    fn finish(
+        &self,
+        name: &str,
+        description: String,
+        result: Result<ToolContent, ToolError>,
+    ) -> CallOutcome {
+        match &result {
+            Ok(_) => self.task.reset_mistakes(),
+            Err(e) if e.kind.is_mistake() => self.task.add_mistake(),
+            Err(_) => {}
+        }
+        CallOutcome {
+            tool: name.to_string(),
+            description,
+            result,
+        }
+    }
+}
+
+impl Drop for Host {
+    /// The task is over: every handler hears `task_ended`, so what a plugin keeps per task
+    /// (a browser, say) closes with it. Handlers whose library was never opened kept nothing.
+    fn drop(&mut self) {
+        let registry = self.registry();
+        let payload = json!({"task_id": self.task_id});
+        let mut notified = std::collections::HashSet::new();
+        for (_, tool) in registry.tools() {
+            if tool.handler.handler.is_open() && notified.insert(tool.handler.id.clone()) {
+                let _ = tool.handler.handler.request(TASK_ENDED_METHOD, &payload);
+            }
+        }
+    }
+}
+
+fn denied(feedback: Option<String>) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::DENIED,
+        texts::denied_with_feedback(texts::TOOL_DENIED, feedback.as_deref()),
+    )
+}

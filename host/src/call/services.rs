@@ -1,0 +1,210 @@
+//! The host services of one call, in Rust types ([`CallServices`]); the ABI adapter presents
+//! them to an in-process plugin.
+
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{
+    ApprovalDecision, ApprovalRequest, AskReply, AskResponse, PathVerdict, ToolContent,
+};
+
+use super::Host;
+use crate::plugins::CallServices;
+
+/// A cancellation flag a tool can poll or wait on.
+#[derive(Debug, Default)]
+pub struct Cancellation {
+    cancelled: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Cancellation {
+    /// Cancels; wakes every waiter.
+    pub fn cancel(&self) {
+        *self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
+        self.changed.notify_all();
+    }
+
+    /// Whether it was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        *self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits up to `timeout`; returns whether it was cancelled.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut cancelled = self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while !*cancelled {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            cancelled = self
+                .changed
+                .wait_timeout(cancelled, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        *cancelled
+    }
+}
+
+/// The services of one call.
+pub struct HostCallServices {
+    /// Weak, so that a call abandoned after a timeout does not keep the host alive.
+    pub host: Weak<Host>,
+    /// The tool being called.
+    pub tool: String,
+    /// The call's cancellation.
+    pub cancellation: Arc<Cancellation>,
+    /// How deep in nested `invoke_tool` calls this call is.
+    pub depth: u32,
+    /// Whether a subagent made this call (its nested calls are subagent calls too).
+    pub subagent: bool,
+    /// Whether the tools this one calls run as a subagent's (its spec says so).
+    pub calls_as_subagent: bool,
+}
+
+fn host_gone() -> ToolError {
+    ToolError::new(ToolErrorKind::CANCELLED, "the host is shutting down")
+}
+
+impl HostCallServices {
+    fn host(&self) -> Result<Arc<Host>, ToolError> {
+        self.host.upgrade().ok_or_else(host_gone)
+    }
+}
+
+impl CallServices for HostCallServices {
+    fn say(&self, kind: &str, text: &str, partial: bool) {
+        if let Some(host) = self.host.upgrade() {
+            host.ui().say(kind, text, partial);
+        }
+    }
+
+    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError> {
+        let host = self.host()?;
+        if partial {
+            host.ui().say(kind, text, true);
+            return Ok(AskReply {
+                response: AskResponse::No,
+                text: None,
+            });
+        }
+        host.ui().ask(kind, text).ok_or_else(|| {
+            ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                "No user is available to answer.",
+            )
+        })
+    }
+
+    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError> {
+        Ok(self.host()?.decide_approval_as(request, self.subagent))
+    }
+
+    fn check_path(&self, path: &str) -> PathVerdict {
+        match self.host.upgrade() {
+            Some(host) => host.workspace().verdict(path),
+            None => PathVerdict {
+                path: path.to_string(),
+                absolute: String::new(),
+                resolved: String::new(),
+                inside_workspace: false,
+                ignored: true,
+                display: path.to_string(),
+                refused: true,
+                ignore_rule: None,
+            },
+        }
+    }
+
+    fn record_file_read(&self, absolute_path: &str, mtime_ms: u64) -> u32 {
+        self.host.upgrade().map_or(1, |host| {
+            host.task().record_file_read(absolute_path, mtime_ms)
+        })
+    }
+
+    fn forget_file_reads(&self, absolute_path: &str) {
+        if let Some(host) = self.host.upgrade() {
+            host.task().forget_file_reads(absolute_path);
+        }
+    }
+
+    fn mistake_count(&self) -> u32 {
+        self.host.upgrade().map_or(0, |host| host.task().mistakes())
+    }
+
+    fn setting(&self, key: &str) -> Option<Value> {
+        self.host.upgrade()?.settings().lookup(key).cloned()
+    }
+
+    fn log(&self, level: u8, target: &str, message: &str) {
+        let tool = self.tool.as_str();
+        match level {
+            0 | 1 => tracing::error!(target: "toolhost::plugin", tool, task = target, "{message}"),
+            2 => tracing::warn!(target: "toolhost::plugin", tool, task = target, "{message}"),
+            3 => tracing::info!(target: "toolhost::plugin", tool, task = target, "{message}"),
+            4 => tracing::debug!(target: "toolhost::plugin", tool, task = target, "{message}"),
+            _ => tracing::trace!(target: "toolhost::plugin", tool, task = target, "{message}"),
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    fn wait_cancelled(&self, timeout_ms: u64) -> bool {
+        self.cancellation.wait(Duration::from_millis(timeout_ms))
+    }
+
+    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError> {
+        let host = self.host()?;
+        let subagent = self.subagent || self.calls_as_subagent;
+        host.call_nested(name, params_json, self.depth + 1, subagent)
+            .result
+    }
+
+    /// Services beyond v1. `policy.check_command` (`{"command": "..."}`) answers with the
+    /// [`crate::policy::CommandCheck`] of the command; anything else is `UNAVAILABLE`.
+    fn call_service(
+        &self,
+        service: &str,
+        method: &str,
+        payload: &Value,
+    ) -> Result<Value, ToolError> {
+        match (service, method) {
+            ("policy", "check_command") => {
+                let host = self.host()?;
+                let command = payload["command"].as_str().ok_or_else(|| {
+                    ToolError::new(
+                        ToolErrorKind::INVALID_PARAMS,
+                        "check_command needs a string `command`",
+                    )
+                })?;
+                let check = crate::policy::check_command(
+                    host.workspace(),
+                    host.command_permissions(),
+                    command,
+                );
+                serde_json::to_value(&check)
+                    .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
+            }
+            (service, method) => Err(ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!("this host offers no service '{service}.{method}'"),
+            )),
+        }
+    }
+}

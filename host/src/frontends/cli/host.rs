@@ -1,0 +1,166 @@
+//! Building the host of a command: where the plugins come from (directories, or a signed
+//! bundle with its policy), the workspace, the settings and how approvals are decided.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::plugins::bundle::Opened;
+use crate::plugins::discovery::plugin_dirs;
+use crate::policy::{ApprovalMode, CommandPermissions, Workspace};
+use crate::settings::Settings;
+use crate::ui::{HeadlessUi, TerminalUi, Ui};
+use crate::{Host, HostConfig};
+
+pub(super) fn open_workspace(cwd: Option<&Path>) -> Result<Workspace, String> {
+    let dir = cwd.unwrap_or(Path::new("."));
+    Workspace::new(dir).map_err(|e| format!("cannot use {} as the workspace: {e}", dir.display()))
+}
+
+pub(super) fn build_host(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    cwd: Option<&Path>,
+    approval: ApprovalMode,
+) -> Result<Arc<Host>, String> {
+    let ui: Box<dyn Ui> = match approval {
+        ApprovalMode::Ask => Box::new(TerminalUi),
+        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => Box::new(HeadlessUi),
+    };
+    build_host_with_ui(plugins, settings, cwd, approval, ui)
+}
+
+pub(super) fn build_host_with_ui(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    cwd: Option<&Path>,
+    approval: ApprovalMode,
+    ui: Box<dyn Ui>,
+) -> Result<Arc<Host>, String> {
+    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+    let workspace = open_workspace(cwd)?;
+    Ok(plugins.host(HostConfig {
+        plugin_dirs: plugins.dirs.clone(),
+        workspace,
+        settings,
+        approval,
+        command_permissions: plugins.command_permissions.clone(),
+        ui,
+        task_id: new_task_id(),
+    }))
+}
+
+/// Where the plugins come from: the plugin directories, or a signed bundle.
+#[derive(Default)]
+pub(super) struct PluginSource {
+    dirs: Vec<PathBuf>,
+    bundle: Option<Opened>,
+    /// The bundle's command permissions, else `CLINE_COMMAND_PERMISSIONS`'s.
+    command_permissions: CommandPermissions,
+}
+
+impl PluginSource {
+    /// Checks the bundle's signature and, before anything reads them, applies its command
+    /// permissions.
+    pub(super) fn new(
+        plugins: &[PathBuf],
+        bundle: Option<&Path>,
+        trusted_key: Option<&Path>,
+    ) -> Result<Self, String> {
+        let bundle = match (bundle, trusted_key) {
+            (Some(dir), Some(key)) => Opened::open(dir, key)?,
+            (Some(_), None) => return Err("--bundle needs --trusted-key PUB".to_string()),
+            (None, Some(_)) => {
+                return Err(
+                    "--trusted-key is only used with --bundle or `toolhost bundle`".to_string(),
+                )
+            }
+            (None, None) => {
+                return Ok(Self {
+                    dirs: plugin_dirs(plugins),
+                    bundle: None,
+                    command_permissions: CommandPermissions::from_env(),
+                })
+            }
+        };
+        let command_permissions = bundle
+            .command_permissions()
+            .unwrap_or_else(CommandPermissions::from_env);
+        Ok(Self {
+            dirs: Vec::new(),
+            bundle: Some(bundle),
+            command_permissions,
+        })
+    }
+
+    /// Loads the plugins (a bundle's admitted ones, with its approval defaults) and builds the
+    /// host.
+    /// The command permissions of the hosts this source builds.
+    pub(super) fn command_permissions(&self) -> &CommandPermissions {
+        &self.command_permissions
+    }
+
+    pub(super) fn host(&self, mut config: HostConfig) -> Arc<Host> {
+        let Some(bundle) = &self.bundle else {
+            if config.plugin_dirs.is_empty() {
+                tracing::warn!(
+                    "no plugin directory found: pass --plugins DIR or set TOOLHOST_PLUGIN_PATH"
+                );
+            }
+            return Host::new(config);
+        };
+        bundle.apply_approvals(&mut config.settings);
+        Host::with_registry(config, bundle.load())
+    }
+}
+
+fn new_task_id() -> String {
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    format!("{millis}-{}", std::process::id())
+}
+
+/// Approvals: `--yes`, else ask on a terminal, else deny what is not auto-approved.
+pub(super) fn approval_mode(yes: bool) -> ApprovalMode {
+    if yes {
+        ApprovalMode::ApproveAll
+    } else if TerminalUi::detect().is_some() {
+        ApprovalMode::Ask
+    } else {
+        ApprovalMode::DenyUnlessAuto
+    }
+}
+
+/// The host of a long-running frontend: with `--watch`, one that loads private copies and
+/// swaps in replaced libraries.
+pub(super) fn serving_host(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    cwd: Option<&Path>,
+    approval: ApprovalMode,
+    hot_swap: &crate::frontends::HotSwapArgs,
+) -> Result<Arc<Host>, String> {
+    if !hot_swap.watch {
+        return build_host(plugins, settings, cwd, approval);
+    }
+    if plugins.bundle.is_some() {
+        return Err(
+            "--watch cannot be used with --bundle: the signed manifest fixes the libraries"
+                .to_string(),
+        );
+    }
+    let host = Host::new_for_hot_swap(HostConfig {
+        plugin_dirs: plugins.dirs.clone(),
+        workspace: open_workspace(cwd)?,
+        settings: Settings::load(settings).map_err(|e| e.to_string())?,
+        approval,
+        command_permissions: plugins.command_permissions.clone(),
+        ui: Box::new(HeadlessUi),
+        task_id: new_task_id(),
+    });
+    host.watch(&plugins.dirs, hot_swap.allow_downgrade)
+        .map_err(|e| format!("cannot watch the plugin directories: {e}"))?;
+    Ok(host)
+}

@@ -1,0 +1,297 @@
+//! The `toolhost` command line.
+//!
+//! Exit codes: 0 success; 1 the tool call failed (its text is still printed); 2 bad usage
+//! (unknown tool, malformed parameters, bad arguments).
+
+mod host;
+mod report;
+mod run;
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+
+use crate::frontends::HotSwapArgs;
+use crate::policy::ApprovalMode;
+
+pub use report::{check_path_json, render_command_report};
+
+use host::{build_host, open_workspace, serving_host, PluginSource};
+use run::print_line;
+
+/// Runs tool plugins for coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "toolhost", version, about)]
+pub struct Cli {
+    /// A plugin directory (repeatable). Default: $TOOLHOST_PLUGIN_PATH, else `plugins/` next to
+    /// the executable or one level up.
+    #[arg(long = "plugins", global = true, value_name = "DIR")]
+    pub plugins: Vec<PathBuf>,
+    /// The settings file. Default: $TOOLHOST_SETTINGS, else ~/.config/toolhost/settings.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// A curated plugin bundle: only what its signed manifest admits is loaded, and its policy
+    /// applies (needs --trusted-key; instead of --plugins).
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "plugins")]
+    pub bundle: Option<PathBuf>,
+    /// The public key that must have signed the bundle's manifest.
+    #[arg(long, global = true, value_name = "PUB")]
+    pub trusted_key: Option<PathBuf>,
+    /// More logging on stderr (repeatable). $TOOLHOST_LOG takes a tracing filter.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lists every registered tool name.
+    Tools {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Runs one tool call and prints exactly what the model would receive.
+    Call(CallArgs),
+    /// Checks what the policies say, without running anything.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+    /// Parses assistant text from stdin and prints its blocks as JSON.
+    Parse,
+    /// Feeds a recorded assistant message through the parser as a stream and runs its tool
+    /// calls, printing what an agent's UI would show.
+    Replay(ReplayArgs),
+    /// Serves tool calls as JSON lines on stdin/stdout (`{"id","tool","params"}` in,
+    /// `{"id","is_error","text","images"}` out).
+    Serve(ServeArgs),
+    /// Prints every loaded tool's definition in a provider's format.
+    Schema {
+        /// The format.
+        #[arg(long, value_enum, default_value = "mcp")]
+        format: crate::agent::schema::SchemaFormat,
+    },
+    /// Serves every loaded tool as an MCP server on stdin/stdout.
+    Mcp(crate::frontends::mcp::McpArgs),
+    /// Lists the MCP servers of the MCP settings file, their status and their tools (starting
+    /// the enabled ones).
+    McpServers {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Curated plugin bundles: keys, signing, verification.
+    #[command(subcommand)]
+    Bundle(crate::frontends::bundle::BundleCommand),
+    /// Hook scripts: which ones a workspace would run, and trust in a workspace's own.
+    #[command(subcommand)]
+    Hooks(crate::frontends::hooks::HooksCommand),
+}
+
+/// Arguments of `toolhost serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The workspace directory. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Approve everything without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// Hot swap.
+    #[command(flatten)]
+    pub hot_swap: HotSwapArgs,
+}
+
+/// Arguments of `toolhost replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The recorded assistant message, or `-` for stdin.
+    pub file: PathBuf,
+    /// The workspace directory. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Approve everything without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// How many characters each streamed chunk holds.
+    #[arg(long, default_value_t = 16)]
+    pub chunk: usize,
+}
+
+/// Arguments of `toolhost call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool's name.
+    pub tool: String,
+    /// The parameters as a JSON object, or `-` to read them from stdin. Default: `{}`.
+    pub params: Option<String>,
+    /// The workspace directory. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Approve everything without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// Print `{"is_error", "text", "images"}` as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `toolhost policy ...`
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Whether .clineignore and the workspace boundary allow a path, and why (JSON).
+    CheckPath {
+        /// The path, as a tool would receive it.
+        path: String,
+        /// The workspace directory. Default: the current directory.
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// What CLINE_COMMAND_PERMISSIONS and .clineignore say about a command, without running it:
+    /// allowed or refused, which rule or construct decided, the commands found and how strictly
+    /// they were checked, and the .clineignore check. Exit code 0 when execute_command would run
+    /// it, 1 when it would refuse it.
+    CheckCommand {
+        /// The command, as execute_command would receive it (after `--` if it starts with `-`).
+        #[arg(allow_hyphen_values = true)]
+        command: String,
+        /// The workspace directory. Default: the current directory.
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Print JSON (the verdict's fields, `clineignore_path`, `configured`, `segments`,
+        /// `commands`, `unsafe_constructs`, `configuration_problem`).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Parses the arguments and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match run(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("toolhost: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// Runs a parsed command line; `Err` is a usage error (exit 2).
+pub fn run(cli: Cli) -> Result<ExitCode, String> {
+    let plugins = match &cli.command {
+        Command::Bundle(_) | Command::Hooks(_) => PluginSource::default(),
+        _ => PluginSource::new(
+            &cli.plugins,
+            cli.bundle.as_deref(),
+            cli.trusted_key.as_deref(),
+        )?,
+    };
+    // A host for commands that only look: no workspace of their own, nothing approved.
+    let inspecting_host = || {
+        build_host(
+            &plugins,
+            cli.settings.as_deref(),
+            None,
+            ApprovalMode::DenyUnlessAuto,
+        )
+    };
+    match cli.command {
+        Command::Bundle(command) => {
+            crate::frontends::bundle::run_command(command, cli.trusted_key.as_deref())
+        }
+        Command::Hooks(command) => {
+            crate::frontends::hooks::run_command(command, cli.settings.as_deref())
+        }
+        Command::Tools { json } => {
+            let host = inspecting_host()?;
+            report::print_tools(&host, json);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::McpServers { json } => {
+            let report = crate::frontends::mcp_servers::report(&*inspecting_host()?)?;
+            if json {
+                print_line(&report.to_string());
+            } else {
+                print!("{}", crate::frontends::mcp_servers::render_text(&report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call(args) => run::call(&plugins, cli.settings.as_deref(), args),
+        Command::Parse => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            let parser = crate::agent::session::parser_for(&inspecting_host()?.registry());
+            let blocks = parser.parse(&text);
+            print_line(&serde_json::to_string(&blocks).unwrap_or_default());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Replay(args) => run::replay(&plugins, cli.settings.as_deref(), args),
+        Command::Serve(args) => run::serve(&plugins, cli.settings.as_deref(), args),
+        Command::Mcp(mut args) => {
+            let hot_swap = std::mem::take(&mut args.hot_swap);
+            crate::frontends::mcp::run(args, |cwd, approval| {
+                serving_host(&plugins, cli.settings.as_deref(), cwd, approval, &hot_swap)
+            })
+        }
+        Command::Schema { format } => {
+            let host = inspecting_host()?;
+            let tools = host.tools();
+            let specs: Vec<_> = tools.iter().map(|(_, tool)| &tool.spec).collect();
+            print_line(&crate::agent::schema::render(&specs, format));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Policy(PolicyCommand::CheckPath { path, cwd }) => {
+            let workspace = open_workspace(cwd.as_deref())?;
+            print_line(&check_path_json(&workspace, &path).to_string());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Policy(PolicyCommand::CheckCommand { command, cwd, json }) => {
+            let workspace = open_workspace(cwd.as_deref())?;
+            let report = crate::policy::commands::explain_command(
+                &workspace,
+                plugins.command_permissions(),
+                &command,
+            );
+            if json {
+                print_line(
+                    &serde_json::to_value(&report)
+                        .unwrap_or(Value::Null)
+                        .to_string(),
+                );
+            } else {
+                print!("{}", render_command_report(&report));
+            }
+            let runs = report.check.verdict.allowed && report.check.clineignore_path.is_none();
+            Ok(if runs {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Running a command's work: one call, a JSON-lines session, a replayed message.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+use super::host::{approval_mode, build_host, build_host_with_ui, serving_host, PluginSource};
+use super::{CallArgs, ReplayArgs, ServeArgs};
+use crate::policy::ApprovalMode;
+use crate::ui::{TerminalUi, Ui};
+
+pub(super) fn call(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    args: CallArgs,
+) -> Result<ExitCode, String> {
+    let params = match args.params.as_deref() {
+        None => "{}".to_string(),
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the parameters from stdin: {e}"))?;
+            text
+        }
+        Some(text) => text.to_string(),
+    };
+    match serde_json::from_str::<Value>(&params) {
+        Ok(Value::Object(_)) => {}
+        Ok(_) => return Err("the parameters must be a JSON object".to_string()),
+        Err(e) => return Err(format!("the parameters are not valid JSON: {e}")),
+    }
+    let host = build_host(
+        plugins,
+        settings,
+        args.cwd.as_deref(),
+        approval_mode(args.yes),
+    )?;
+    let Some(tool) = host.lookup(&args.tool) else {
+        let tools = host.tools();
+        let names: Vec<&str> = tools.iter().map(|(name, _)| name.as_str()).collect();
+        return Err(format!(
+            "no tool named '{}' is loaded (loaded: {})",
+            args.tool,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ));
+    };
+    let outcome = host.call_tool(&tool, &params);
+    if args.json {
+        print_line(&serde_json::to_string(&outcome.to_json()).unwrap_or_default());
+    } else {
+        print_exact(&outcome.model_text());
+    }
+    host.registry().shutdown();
+    Ok(if outcome.is_error() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Prints the model's text byte for byte; a newline is added only for a terminal's sake.
+fn print_exact(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    if stdout.is_terminal() && !text.ends_with('\n') {
+        let _ = stdout.write_all(b"\n");
+    }
+    let _ = stdout.flush();
+}
+
+pub(super) fn serve(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    args: ServeArgs,
+) -> Result<ExitCode, String> {
+    let approval = if args.yes {
+        ApprovalMode::ApproveAll
+    } else {
+        ApprovalMode::DenyUnlessAuto
+    };
+    let host = serving_host(
+        plugins,
+        settings,
+        args.cwd.as_deref(),
+        approval,
+        &args.hot_swap,
+    )?;
+    crate::frontends::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
+        .map_err(|e| format!("serve: {e}"))?;
+    host.registry().shutdown();
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn replay(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    args: ReplayArgs,
+) -> Result<ExitCode, String> {
+    let message = if args.file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        text
+    } else {
+        std::fs::read_to_string(&args.file)
+            .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?
+    };
+    let approval = approval_mode(args.yes);
+    let transcript = crate::frontends::replay::Transcript::printing();
+    let asker: Option<Box<dyn Ui>> = match approval {
+        ApprovalMode::Ask => Some(Box::new(TerminalUi)),
+        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => None,
+    };
+    let ui = Box::new(crate::frontends::replay::ReplayUi::new(
+        transcript.clone(),
+        asker,
+    ));
+    let host = build_host_with_ui(plugins, settings, args.cwd.as_deref(), approval, ui)?;
+    crate::frontends::replay::replay(host.clone(), &message, args.chunk, &transcript);
+    host.registry().shutdown();
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn print_line(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
+}

@@ -1,0 +1,22 @@
+//! The ways in: the command line (`cli`), JSON lines on stdio (`serve`), an MCP server
+//! (`mcp`), a recorded assistant message replayed (`replay`), and the reports of
+//! `toolhost mcp-servers`, `toolhost bundle` and `toolhost hooks`.
+
+pub mod bundle;
+pub mod cli;
+pub mod hooks;
+pub mod mcp;
+pub mod mcp_servers;
+pub mod replay;
+pub mod serve;
+
+/// The hot-swap options of the long-running frontends (`serve`, `mcp`).
+#[derive(Debug, clap::Args, Default)]
+pub struct HotSwapArgs {
+    /// Reload a plugin when its library in a plugin directory is replaced (hot swap).
+    #[arg(long)]
+    pub watch: bool,
+    /// With `--watch`: also load a library whose version is older than the running one.
+    #[arg(long, requires = "watch")]
+    pub allow_downgrade: bool,
+}

@@ -1,0 +1,115 @@
+//! Opening a plugin library: abi_stable's checks (a library, a root module, compatible
+//! abi_stable and tool-api versions, matching layouts), then the plugin's manifest; its handlers
+//! are built only once the manifest has been checked.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use abi_stable::library::{lib_header_from_path, LibraryError};
+use abi_stable::std_types::{RErr, ROk};
+use tool_api::abi::ToolPluginV1Ref;
+
+use super::handler::InProcessPlugin;
+use crate::plugins::handler::OpenedPlugin;
+use crate::plugins::loader::LoadError;
+
+/// A plugin's manifest, in Rust types.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// The plugin's name.
+    pub name: String,
+    /// Its version (semver text).
+    pub version: String,
+    /// The tool-api version it was built against (semver text).
+    pub abi_version: String,
+    /// Its capability strings, as a JSON array.
+    pub capabilities_json: String,
+    /// Whether it was built with unwinding panics.
+    pub panic_unwind: bool,
+}
+
+/// A library whose root module loaded and whose handlers are not built yet.
+pub struct Opened {
+    module: ToolPluginV1Ref,
+    manifest: Manifest,
+}
+
+impl Opened {
+    /// The plugin's manifest.
+    pub fn manifest(&self) -> Manifest {
+        self.manifest.clone()
+    }
+
+    /// Builds the plugin's handlers.
+    pub fn start(self) -> Result<Arc<dyn OpenedPlugin>, LoadError> {
+        let handlers = match (self.module.handlers())() {
+            ROk(handlers) => handlers.into_vec(),
+            RErr(e) => return Err(LoadError::Init(e.message.into_string())),
+        };
+        Ok(Arc::new(InProcessPlugin::new(self.module, handlers)))
+    }
+}
+
+/// Opens the library at `path` and reads its manifest.
+pub fn open(path: &Path) -> Result<Opened, LoadError> {
+    let header = lib_header_from_path(path).map_err(classify)?;
+    let module = header
+        .init_root_module::<ToolPluginV1Ref>()
+        .map_err(classify)?;
+    let manifest = (module.manifest())();
+    Ok(Opened {
+        module,
+        manifest: Manifest {
+            name: manifest.name.into_string(),
+            version: manifest.version.into_string(),
+            abi_version: manifest.abi_version.into_string(),
+            capabilities_json: manifest.capabilities_json.into_string(),
+            panic_unwind: manifest.panic_unwind,
+        },
+    })
+}
+
+fn classify(error: LibraryError) -> LoadError {
+    match error {
+        LibraryError::OpenError { err, .. } => LoadError::Open(err.to_string()),
+        LibraryError::GetSymbolError { .. } => LoadError::NotAPlugin,
+        LibraryError::ParseVersionError(e) => LoadError::AbiVersion(e.to_string()),
+        LibraryError::IncompatibleVersionNumber {
+            expected_version,
+            actual_version,
+            ..
+        } => LoadError::AbiVersion(format!(
+            "built against tool-api {actual_version}, this host uses tool-api {expected_version}"
+        )),
+        LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
+            LoadError::AbiVersion("built with an incompatible abi_stable version".to_string())
+        }
+        LibraryError::AbiInstability(report) => {
+            LoadError::AbiLayout(summarize_layout_report(&report.to_string()))
+        }
+        LibraryError::RootModule { err, .. } => LoadError::Init(err.to_string()),
+        other => LoadError::AbiLayout(other.to_string()),
+    }
+}
+
+/// abi_stable's layout reports run to a thousand lines; what differs is in the paragraphs that
+/// start with "Error:" (`Error:mismatched package` / `Expected:` / `tool-api` / `Found:` / ...).
+fn summarize_layout_report(report: &str) -> String {
+    tracing::debug!(target: "toolhost::loader", "full layout report:\n{report}");
+    let mut paragraphs = Vec::new();
+    let mut lines = report.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        if let Some(error) = line.strip_prefix("Error:") {
+            let details: Vec<&str> = lines.by_ref().take_while(|l| !l.is_empty()).collect();
+            paragraphs.push(format!("{} ({})", error.trim(), details.join(" ")));
+            if paragraphs.len() == 3 {
+                break;
+            }
+        }
+    }
+    if paragraphs.is_empty() {
+        "the plugin's types do not match this host's".to_string()
+    } else {
+        paragraphs.join("; ")
+    }
+}

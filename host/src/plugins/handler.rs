@@ -1,0 +1,150 @@
+//! The seam between the host and a plugin's handlers, in Rust types.
+//!
+//! Everything the host asks of a handler goes through [`HandlerApi`], and everything a handler
+//! may ask of the host during a call through [`CallServices`]. A library loaded into this
+//! process implements the first and sees the second through the ABI adapter
+//! ([`super::abi`], the only host code that knows abi_stable); a plugin served by a worker
+//! process implements the same traits over its channel. The payloads are the JSON documents of
+//! `tool_api::model` that already cross the ABI.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{
+    ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, ToolContent, ToolSpec,
+};
+
+use super::loader::PluginInfo;
+
+/// One call as a handler reads it: every string borrowed for the call.
+#[derive(Debug, Clone, Copy)]
+pub struct CallData<'a> {
+    /// The name the tool was called by.
+    pub tool_name: &'a str,
+    /// The call's id.
+    pub call_id: &'a str,
+    /// The parameters, a JSON object.
+    pub params_json: &'a str,
+    /// The task context, a JSON `TaskContext`.
+    pub context_json: &'a str,
+}
+
+/// What the host asks of one handler.
+pub trait HandlerApi: Send + Sync {
+    /// The specs of the names it serves.
+    fn specs(&self) -> Result<Vec<ToolSpec>, String>;
+    /// The short description that prefixes a call's result.
+    fn describe(&self, call: &CallData<'_>) -> String;
+    /// Runs a complete call with this call's host services.
+    fn execute(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> Result<ToolContent, ToolError>;
+    /// Shows a call that is still streaming (UI events only).
+    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError>;
+    /// A handler extension: `method` with a JSON payload, answered with JSON.
+    fn extension(&self, method: &str, payload: &Value) -> Result<Value, ToolError>;
+}
+
+/// An opened plugin: its handlers, and how to stop it.
+pub trait OpenedPlugin: Send + Sync {
+    /// The handlers, in the order the plugin built them.
+    fn handlers(&self) -> &[Arc<dyn HandlerApi>];
+    /// Stops the plugin's threads and runtimes.
+    fn shutdown(&self);
+}
+
+/// The host services of one call, as a handler may use them.
+pub trait CallServices: Send + Sync {
+    /// A UI event (`kind` is a Cline say type), possibly a partial update.
+    fn say(&self, kind: &str, text: &str, partial: bool);
+    /// Asks the user; `UNAVAILABLE` when nobody can answer. A partial ask is a preview whose
+    /// answer is ignored.
+    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError>;
+    /// Applies the approval policy.
+    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError>;
+    /// The host's verdict on a path.
+    fn check_path(&self, path: &str) -> PathVerdict;
+    /// Records a read in the task's read cache; how many unchanged reads there have been.
+    fn record_file_read(&self, absolute_path: &str, mtime_ms: u64) -> u32;
+    /// Drops one path from the read cache, or every path when it is empty.
+    fn forget_file_reads(&self, absolute_path: &str);
+    /// The task's consecutive-mistake count.
+    fn mistake_count(&self) -> u32;
+    /// A setting by dotted key.
+    fn setting(&self, key: &str) -> Option<Value>;
+    /// A log record (`level` 1 error .. 5 trace).
+    fn log(&self, level: u8, target: &str, message: &str);
+    /// Whether the call was cancelled.
+    fn is_cancelled(&self) -> bool;
+    /// Waits up to `timeout_ms` for cancellation; whether it was cancelled.
+    fn wait_cancelled(&self, timeout_ms: u64) -> bool;
+    /// Calls another tool through the host's whole dispatch.
+    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError>;
+    /// A service added after v1.
+    fn call_service(
+        &self,
+        service: &str,
+        method: &str,
+        payload: &Value,
+    ) -> Result<Value, ToolError>;
+}
+
+/// A handler of a plugin, reached through the plugin: the library of a plugin known from the
+/// index is opened by the first call that needs it. When it cannot be opened then, every method
+/// answers with the reason as an error (`describe` with the bare tool name).
+pub struct HandlerRef {
+    plugin: Arc<PluginInfo>,
+    index: usize,
+}
+
+impl HandlerRef {
+    /// The handler at `index` of `plugin`.
+    pub fn new(plugin: Arc<PluginInfo>, index: usize) -> Self {
+        Self { plugin, index }
+    }
+
+    /// Whether the plugin's library is open: notifications go only to handlers that have run.
+    pub fn is_open(&self) -> bool {
+        self.plugin.is_loaded()
+    }
+
+    fn handler(&self) -> Result<Arc<dyn HandlerApi>, ToolError> {
+        self.plugin
+            .handler(self.index)
+            .map_err(|why| ToolError::new(ToolErrorKind::UNAVAILABLE, why))
+    }
+
+    /// See [`HandlerApi::describe`].
+    pub fn describe(&self, call: &CallData<'_>) -> String {
+        match self.handler() {
+            Ok(handler) => handler.describe(call),
+            Err(_) => format!("[{}]", call.tool_name),
+        }
+    }
+
+    /// See [`HandlerApi::execute`].
+    pub fn execute(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> Result<ToolContent, ToolError> {
+        self.handler()?.execute(call, services)
+    }
+
+    /// See [`HandlerApi::partial`].
+    pub fn partial(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> Result<(), ToolError> {
+        self.handler()?.partial(call, services)
+    }
+
+    /// Sends the handler extension `method` with a JSON payload and reads its JSON answer.
+    pub fn request(&self, method: &str, payload: &Value) -> Result<Value, ToolError> {
+        self.handler()?.extension(method, payload)
+    }
+}
