@@ -330,3 +330,6 @@ fn kind(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod hardening_tests;

@@ -3,7 +3,7 @@
 //! Everything the host asks of a handler goes through [`HandlerApi`], and everything a handler
 //! may ask of the host during a call through [`CallServices`]. A library loaded into this
 //! process implements the first and sees the second through the ABI adapter
-//! ([`super::abi`], the only host code that knows abi_stable); a plugin served by a worker
+//! ([`super::abi`], the only host code that knows the ABI's types); a plugin served by a worker
 //! process implements the same traits over its channel. The payloads are the JSON documents of
 //! `tool_api::model` that already cross the ABI.
 

@@ -4,12 +4,12 @@
 //! library registered when it was last loaded, see [`super::index`]), and the library is opened
 //! on the first use of one of its handlers.
 //!
-//! The opening itself (abi_stable's checks, in order: that the file is a library, that it
-//! exports a root module, that its abi_stable and tool-api versions are compatible, and that the
+//! The opening itself (the ABI library's checks, in order: that the file is a library, that it
+//! exports a root module, that its ABI library and tool-api versions are compatible, and that the
 //! layout of every type reachable from the root module matches ours) is the ABI adapter's
 //! ([`super::abi::library`]); this module checks the manifest and keeps what was opened. Each
-//! failure becomes a [`LoadError`] naming the reason. Libraries are never unloaded: abi_stable
-//! leaks them by design.
+//! failure becomes a [`LoadError`] naming the reason. Libraries are never unloaded: the ABI
+//! library leaks them by design.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -179,7 +179,7 @@ pub enum LoadError {
     /// A library, but it exports no toolhost root module.
     #[error("not a toolhost plugin (it exports no tool-api root module)")]
     NotAPlugin,
-    /// Built against a tool-api (or abi_stable) whose version this host cannot load.
+    /// Built against a tool-api (or ABI library) whose version this host cannot load.
     #[error("incompatible ABI version: {0}")]
     AbiVersion(String),
     /// The types it was built with do not match this host's.

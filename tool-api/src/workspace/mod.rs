@@ -30,27 +30,30 @@
 //! refuses the rest. `openat2` needs Linux 5.6; on an older kernel every access fails with an
 //! error that says so.
 
+mod access;
 mod dir;
 mod error;
 mod file;
 pub mod ignore;
 mod links;
+mod staging;
 mod sys;
+mod verdict;
 
-use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use rustix::fs::{OFlags, Stat};
+use rustix::fs::OFlags;
 
-pub use dir::{Backup, CreatedDirs, Dir, DirEntry, EntryKind, Followed, StagedFile};
+pub use dir::{Dir, DirEntry, EntryKind, Followed};
 pub use error::FsError;
 pub use file::OpenedFile;
 pub use ignore::ClineIgnore;
+pub use staging::{Backup, CreatedDirs, StagedFile};
 
-use crate::model::{PathVerdict, TaskContext, WorkspaceRoot};
+use crate::model::{TaskContext, WorkspaceRoot};
 
 /// Where an opened file or directory really is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,60 +234,6 @@ impl Workspace {
         (self.cwd(), path)
     }
 
-    /// Everything the policies say about `path`: where it really leads, whether that is inside
-    /// the workspace, and whether `.clineignore` blocks the path as typed or its target.
-    pub fn verdict(&self, path: &str) -> PathVerdict {
-        let absolute = self.resolve(path);
-        let (resolved, refused) = match self.real_target(&absolute) {
-            Ok(real) => (real, false),
-            Err(e) => (absolute.clone(), sys::is_link_refused(&e)),
-        };
-        let location = self.locate(&resolved);
-        // As in Cline, a path is matched as a directory only when it is written with a trailing
-        // slash; the files below an ignored directory are matched through their parents.
-        let typed_dir = path.ends_with('/') || path.ends_with('\\');
-        // Backslashes count as separators for the rules, as in Cline's matcher.
-        let typed = self.resolve(&path.replace('\\', "/"));
-        let typed_rule = self
-            .lexical_root(&typed)
-            .and_then(|(root, rel)| self.roots[root].ignore.blocking_rule(&rel, typed_dir));
-        let real_rule = match &location {
-            Location::Inside { root, relative } => {
-                self.roots[*root].ignore.blocking_rule(relative, typed_dir)
-            }
-            Location::Outside(_) => None,
-        };
-        let ignore_rule = typed_rule.or(real_rule);
-        PathVerdict {
-            path: path.to_string(),
-            absolute: absolute.to_string_lossy().into_owned(),
-            resolved: resolved.to_string_lossy().into_owned(),
-            inside_workspace: location.is_inside() && !refused,
-            ignored: ignore_rule.is_some(),
-            display: self.display(&absolute),
-            refused,
-            ignore_rule,
-        }
-    }
-
-    /// Cline's "readable path": relative to cwd with `/` separators when inside it, the
-    /// directory's name when it is cwd, absolute otherwise.
-    pub fn display(&self, absolute: &Path) -> String {
-        let cwd = self.cwd();
-        match absolute.strip_prefix(cwd) {
-            Ok(rel) if rel.as_os_str().is_empty() => cwd
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| cwd.to_string_lossy().into_owned()),
-            Ok(rel) => rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
-            Err(_) => absolute.to_string_lossy().into_owned(),
-        }
-    }
-
     /// Where a real path (symbolic links resolved) is: inside which root, or outside.
     pub fn locate(&self, real: &Path) -> Location {
         let best = self
@@ -341,176 +290,6 @@ impl Workspace {
                 .ok()
                 .map(|rel| (i, rel.to_path_buf()))
         })
-    }
-
-    /// Opens `absolute` with `O_PATH | extra`: beneath its root's handle when it is lexically
-    /// inside one (falling back to a resolution from `/` when a link leads out, so that the
-    /// caller can see where), else from `/`. Returns the handle and the root it was opened
-    /// beneath, if any.
-    fn open_lexical(&self, absolute: &Path, extra: OFlags) -> io::Result<(OwnedFd, Option<usize>)> {
-        if let Some((root, rel)) = self.lexical_root(absolute) {
-            let handle = self.roots[root].handle()?;
-            match sys::open_path(Some(handle.fd.as_fd()), &rel, extra, sys::Resolve::Beneath) {
-                Err(e) if sys::is_escape(&e) => {}
-                other => return other.map(|fd| (fd, Some(root))),
-            }
-        }
-        sys::open_path(None, absolute, extra, sys::Resolve::Anywhere).map(|fd| (fd, None))
-    }
-
-    /// Where `absolute` really leads: the real path of its longest existing prefix, followed by
-    /// the components that do not exist yet.
-    fn real_target(&self, absolute: &Path) -> io::Result<PathBuf> {
-        let mut existing = absolute.to_path_buf();
-        let mut rest: Vec<OsString> = Vec::new();
-        loop {
-            match self.open_lexical(&existing, OFlags::empty()) {
-                Ok((fd, _)) => {
-                    let mut real = sys::real_path(fd.as_fd())?;
-                    for part in rest.iter().rev() {
-                        real.push(part);
-                    }
-                    return Ok(real);
-                }
-                Err(e) if sys::is_missing(&e) || e.kind() == io::ErrorKind::PermissionDenied => {
-                    match (existing.file_name().map(OsString::from), existing.parent()) {
-                        (Some(name), Some(parent)) => {
-                            rest.push(name);
-                            existing = parent.to_path_buf();
-                        }
-                        _ => return Ok(absolute.to_path_buf()),
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    /// Opens the target of a verdict (`O_PATH | extra`) and checks what was opened against it:
-    /// still inside the workspace if it was approved as inside, not blocked by `.clineignore`.
-    fn open_checked(
-        &self,
-        verdict: &PathVerdict,
-        extra: OFlags,
-    ) -> Result<(OwnedFd, Location, Stat), FsError> {
-        if verdict.refused {
-            return Err(FsError::Refused {
-                path: verdict.path.clone(),
-            });
-        }
-        if verdict.ignored {
-            return Err(FsError::Ignored {
-                path: verdict.path.clone(),
-            });
-        }
-        let target = Path::new(if verdict.resolved.is_empty() {
-            &verdict.absolute
-        } else {
-            &verdict.resolved
-        });
-        let (fd, beneath) = self
-            .open_lexical(target, extra)
-            .map_err(|e| FsError::from_io(e, &verdict.path))?;
-        let stat = sys::stat(fd.as_fd()).map_err(FsError::Io)?;
-        let location = self.location_of(&fd, beneath, target)?;
-        self.enforce(&verdict.path, verdict.inside_workspace, &location, &stat)?;
-        Ok((fd, location, stat))
-    }
-
-    /// Where an opened handle is. Beneath a root without rules the opened path is exact enough
-    /// (the kernel kept it inside); otherwise the kernel is asked.
-    fn location_of(
-        &self,
-        fd: &OwnedFd,
-        beneath: Option<usize>,
-        opened: &Path,
-    ) -> Result<Location, FsError> {
-        if let Some(root) = beneath {
-            if !self.roots[root].ignore.is_active() {
-                if let Some((_, relative)) = self.lexical_root(opened) {
-                    return Ok(Location::Inside { root, relative });
-                }
-            }
-        }
-        Ok(self.locate(&sys::real_path(fd.as_fd()).map_err(FsError::Io)?))
-    }
-
-    /// The checks on what was really opened.
-    fn enforce(
-        &self,
-        path: &str,
-        must_be_inside: bool,
-        location: &Location,
-        stat: &Stat,
-    ) -> Result<(), FsError> {
-        match location {
-            Location::Outside(_) if must_be_inside => Err(FsError::Escaped {
-                path: path.to_string(),
-            }),
-            Location::Outside(_) => Ok(()),
-            Location::Inside { root, relative } => {
-                let is_dir = sys::file_type(stat).is_dir();
-                let rules = &self.roots[*root].ignore;
-                // Matched as the host's verdicts match (see `verdict`): as a file name.
-                let blocked = rules.blocks(relative, false)
-                    || (!is_dir
-                        && stat.st_nlink > 1
-                        && rules.is_active()
-                        && links::is_ignored_inode(self, *root, stat));
-                if blocked {
-                    Err(FsError::Ignored {
-                        path: path.to_string(),
-                    })
-                } else {
-                    Ok(())
-                }
-            }
-        }
-    }
-
-    /// Opens the regular file a verdict names, for reading.
-    pub fn open_file(&self, verdict: &PathVerdict) -> Result<OpenedFile, FsError> {
-        let (fd, _, stat) = self.open_checked(verdict, OFlags::empty())?;
-        OpenedFile::from_path_handle(fd, stat)
-    }
-
-    /// Opens the directory a verdict names, to list or walk it.
-    pub fn open_dir(&self, verdict: &PathVerdict) -> Result<Dir<'_>, FsError> {
-        let (fd, location, stat) = self.open_checked(verdict, OFlags::empty())?;
-        if !sys::file_type(&stat).is_dir() {
-            return Err(FsError::NotADirectory);
-        }
-        Ok(Dir::new(
-            self,
-            fd,
-            &stat,
-            location,
-            verdict.inside_workspace,
-            verdict.path.clone(),
-        ))
-    }
-
-    /// The directory that will hold the file a verdict names, and the file's name in it; with
-    /// `create`, missing directories are made (and listed in [`CreatedDirs`], to be removed
-    /// again if the write fails). The file itself is checked against `.clineignore` here.
-    pub fn parent_dir(
-        &self,
-        verdict: &PathVerdict,
-        create: bool,
-    ) -> Result<(Dir<'_>, OsString, CreatedDirs), FsError> {
-        dir::parent_dir(self, verdict, create)
-    }
-
-    /// Writes `bytes` to the file a verdict names, atomically: a temporary file in the same
-    /// directory, renamed over the target. Missing directories are created (and removed again
-    /// when the write fails); an existing file keeps its permissions; a read-only one is refused.
-    pub fn write_file(&self, verdict: &PathVerdict, bytes: &[u8]) -> Result<(), FsError> {
-        let (dir, name, created) = self.parent_dir(verdict, true)?;
-        let written = dir.replace(&name, bytes);
-        if written.is_err() {
-            created.remove();
-        }
-        written
     }
 
     fn root(&self, index: usize) -> &Root {

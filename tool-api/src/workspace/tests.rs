@@ -4,6 +4,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 
 use super::*;
+use crate::model::PathVerdict;
 
 struct Tree {
     _temp: tempfile::TempDir,

@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::bench::search::{ensure_rg, ensure_tree};
+use crate::bench::search::ensure_rg;
 use crate::bench::startup::ms;
+use crate::bench::tree::ensure_tree;
 use crate::build;
 use crate::util::{library_file_name, target_dir};
 

@@ -11,6 +11,7 @@ mod memory;
 mod paths;
 mod search;
 mod startup;
+mod tree;
 
 use serde_json::json;
 

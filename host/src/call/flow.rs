@@ -1,0 +1,159 @@
+//! The steps of one call between preparing it and its outcome: the checks, approval, the
+//! sessions other tools close, the hooks, and the run.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tool_api::abi::ToolError;
+use tool_api::model::{ApprovalRequest, ContentBlock, ToolContent, CLOSE_SESSION_METHOD};
+use tool_api::texts;
+
+use super::prepare::{self, PreparedCall};
+use super::services::{Cancellation, HostCallServices};
+use super::{checks, denied, run, Host};
+use crate::hooks::{Consent, HookName, HookOutcome};
+use crate::plugins::RegisteredTool;
+use crate::policy::{approval, ApprovalMode};
+
+impl Host {
+    /// Checks, approval, sessions, hooks and execution.
+    pub(super) fn checked_run(
+        &self,
+        tool: &RegisteredTool,
+        params: &Map<String, Value>,
+        call: &mut PreparedCall,
+        depth: u32,
+        subagent: bool,
+    ) -> Result<ToolContent, ToolError> {
+        let name = tool.spec.name.as_str();
+        checks::plugin_enabled(tool, name)?;
+        if let Some(required) = checks::missing_required(&tool.spec, params) {
+            let rel_path = params.get("path").and_then(prepare::value_as_string);
+            self.ui.say(
+                "error",
+                &texts::missing_param_notice(name, required, rel_path.as_deref()),
+                false,
+            );
+            return Err(tool_api::sdk::missing(required));
+        }
+        let paths = checks::path_values(&tool.spec, params);
+        // Each path is resolved once per call; the verdicts travel with the call.
+        let verdicts = checks::verdicts(&self.workspace, &paths);
+        checks::paths_allowed(&verdicts)?;
+        call.carry_verdicts(&verdicts);
+        if let Some(category) = tool.spec.approval {
+            let inside = verdicts.iter().all(|v| v.inside_workspace);
+            let request = ApprovalRequest {
+                tool: name.to_string(),
+                category,
+                path: paths.first().cloned(),
+                message: approval::message(name, verdicts.first()),
+            };
+            let decision = self.decide_approval_for(&request, inside, subagent);
+            if !decision.approved {
+                return Err(denied(decision.feedback));
+            }
+        }
+        for handler in self.sessions.to_close_before(tool) {
+            if handler.handler.is_open() {
+                let _ = handler
+                    .handler
+                    .request(CLOSE_SESSION_METHOD, &json!({"task_id": self.task_id}));
+            }
+        }
+        self.sessions.mark_used(tool);
+        let pre = if tool.spec.handling.skips_pre_tool_use {
+            HookOutcome::default()
+        } else {
+            self.run_hook(
+                HookName::PreToolUse,
+                || json!({"toolName": name, "parameters": params}),
+                subagent,
+            )
+        };
+        if pre.cancel {
+            return Err(denied(None));
+        }
+        let started = std::time::Instant::now();
+        let cancellation = Arc::new(Cancellation::default());
+        let services = self.services(tool, cancellation.clone(), depth, subagent);
+        let timeout = Duration::from_secs(self.settings.limits.call_timeout_secs.max(1));
+        let result = run::on_worker(&self.workers, tool, call, services, &cancellation, timeout);
+        // Again: another tool may have closed the session while this call opened one.
+        self.sessions.mark_used(tool);
+        let mut content = result?;
+        if let Some(context) = pre.context {
+            content
+                .content
+                .insert(0, ContentBlock::Text { text: context });
+        }
+        if !tool.spec.handling.skips_post_tool_use {
+            let elapsed = started.elapsed();
+            let post = self.run_hook(
+                HookName::PostToolUse,
+                || {
+                    json!({
+                        "toolName": name,
+                        "parameters": params,
+                        "result": content.joined_text(),
+                        "success": true,
+                        "executionTimeMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+                    })
+                },
+                subagent,
+            );
+            if post.cancel {
+                let message = post
+                    .error_message
+                    .as_deref()
+                    .unwrap_or("Hook requested task cancellation");
+                self.ui.say("error", message, false);
+            }
+            if let Some(context) = post.context {
+                content.content.push(ContentBlock::Text { text: context });
+            }
+        }
+        Ok(content)
+    }
+
+    /// The host services of one call of `tool`.
+    pub(super) fn services(
+        &self,
+        tool: &RegisteredTool,
+        cancellation: Arc<Cancellation>,
+        depth: u32,
+        subagent: bool,
+    ) -> HostCallServices {
+        HostCallServices {
+            host: self.me.clone(),
+            tool: tool.spec.name.clone(),
+            cancellation,
+            depth,
+            subagent,
+            calls_as_subagent: tool.spec.handling.calls_as_subagent,
+        }
+    }
+
+    /// Runs a hook's scripts. An untrusted workspace script runs with `--yes`; otherwise the
+    /// user is asked on the terminal, except during a subagent's call (subagents never ask).
+    pub(super) fn run_hook(
+        &self,
+        hook: HookName,
+        payload: impl FnOnce() -> Value,
+        subagent: bool,
+    ) -> HookOutcome {
+        let consent = match self.approval {
+            ApprovalMode::ApproveAll => Consent::All,
+            ApprovalMode::Ask if !subagent => Consent::Ask(self.ui.as_ref()),
+            ApprovalMode::Ask | ApprovalMode::DenyUnlessAuto => Consent::Nobody,
+        };
+        self.hooks.run(
+            hook,
+            &self.hook_input,
+            payload,
+            self.workspace.cwd(),
+            consent,
+        )
+    }
+}
