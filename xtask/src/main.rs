@@ -3,7 +3,9 @@
 //! - `build`: debug build of everything, plugins staged in `target/debug/plugins/`.
 //! - `run -- ARGS`: `build`, then the host with ARGS against those plugins.
 //! - `dist`: release build into `target/dist/` (`bin/toolhost`, `plugins/*.so`).
-//! - `test`: installs what the tests need, builds, runs every test.
+//! - `test`: the checks (`cargo fmt --check`, clippy with warnings as errors, `tidy`), then
+//!   installs what the tests need, builds, and runs every test.
+//! - `tidy`: the checks of the code's shape (see [`tidy`]).
 //! - `bench [NAME]`: benchmarks, printed as ratios against a baseline run side by side.
 //! - `new-plugin NAME [--dir PATH]`: a standalone plugin crate to start from.
 //! - `bundle --manifest FILE [--out DIR] [--key KEY]`: a curated bundle from the release build.
@@ -13,6 +15,7 @@ mod build;
 mod bundle;
 mod new_plugin;
 mod requirements;
+mod tidy;
 mod util;
 
 use std::process::ExitCode;
@@ -24,13 +27,14 @@ fn main() -> ExitCode {
         Some("run") => run(&args[1..]),
         Some("dist") => build::dist().map(|dir| println!("{}", dir.display())),
         Some("test") => test(),
+        Some("tidy") => tidy::run(),
         Some("new-plugin") => {
             new_plugin::run(&args[1..]).map(|dir| println!("created {}", dir.display()))
         }
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("bundle") => bundle::run(&args[1..]).map(|dir| println!("{}", dir.display())),
         _ => {
-            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | bench [NAME] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | tidy | bench [NAME] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
             return ExitCode::from(2);
         }
     };
@@ -57,8 +61,23 @@ fn run(args: &[String]) -> Result<(), String> {
     std::process::exit(status.code().unwrap_or(1));
 }
 
-/// Installs missing test requirements, builds everything, runs every test.
+/// Checks formatting, lints and the code's shape; installs missing test requirements, builds
+/// everything, runs every test.
 fn test() -> Result<(), String> {
+    util::cargo(&["fmt", "--all", "--check"], &[])?;
+    util::cargo(
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[],
+    )?;
+    tidy::run()?;
     requirements::install_missing()?;
     build::stage(build::Profile::Dev)?;
     util::cargo(

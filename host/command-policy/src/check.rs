@@ -1,7 +1,8 @@
 //! Both stages of the check: Cline's, then the parser-based analysis of what would really run.
 
+use crate::found::Risky;
 use crate::verdict::{CheckedPart, Denial, Trace, UnsafeConstruct};
-use crate::{cline, risky, shell, Pattern, Reason, Rules, MAX_COMMAND_BYTES, MAX_NESTING};
+use crate::{cline, shell, Pattern, Reason, Rules, MAX_COMMAND_BYTES, MAX_NESTING};
 
 /// Both stages of the check; `None` when the command may run. With a trace, every part is
 /// checked and recorded; the verdict is the same (the first refusal).
@@ -137,14 +138,14 @@ fn check_found<'r>(found: &shell::Found, rules: &'r Rules) -> Result<Option<&'r 
     if !full || rules.allow.is_empty() {
         return Ok(None);
     }
-    let risky_denial = |risky: &risky::Risky| Denial {
+    let risky_denial = |risky: &Risky| Denial {
         detected_operator: Some(risky.option.clone()),
         ..Denial::stricter(Reason::RiskyOption, Some(found.display_risky(risky)), None)
     };
     if let Some(risky) = found.risky.iter().find(|r| !r.nameable()) {
         return Err(risky_denial(risky));
     }
-    let all: Vec<&risky::Risky> = found.risky.iter().collect();
+    let all: Vec<&Risky> = found.risky.iter().collect();
     if let Some(pattern) = rules
         .allow
         .iter()

@@ -1,8 +1,9 @@
 //! What the analysis finds: the words of a command, with what is known about them before it
 //! runs, and the commands themselves.
 
+use std::ops::Range;
+
 use super::pattern::{Glob, Marked};
-use super::risky::Risky;
 
 /// How strictly a found command is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -310,4 +311,23 @@ impl Found {
         }
         out
     }
+}
+
+/// One option (or script, or operand) that runs code or writes files, in a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Risky {
+    /// What it is, for messages: `-c`, `--output`, `sed script (w)`, `an argument only known
+    /// at run time`.
+    pub option: String,
+    /// The words of the command that make it up, by index (the command name first).
+    pub words: Vec<usize>,
+    /// The characters an allow pattern must name literally: a word, and a range of characters
+    /// of its literal text. Empty when no pattern can name it (an argument only known at run
+    /// time).
+    pub fixed: Vec<(usize, Range<usize>)>,
+    /// Shell code it runs, when that is known (`git -c alias.x='!CODE'`).
+    pub code: Option<String>,
+    /// A short option with its value attached (`-cVALUE`): the word and the character where
+    /// the value starts. Deny rules see the option and its value as two words (`-c VALUE`).
+    pub split: Option<(usize, usize)>,
 }

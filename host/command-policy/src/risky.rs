@@ -16,28 +16,9 @@
 
 use std::ops::Range;
 
-use super::found::Word;
+use super::found::{Risky, Word};
 use super::pattern::{Glob, Pattern};
 use super::scripts::{awk_risk, sed_risk};
-
-/// One option (or script, or operand) that runs code or writes files, in a command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Risky {
-    /// What it is, for messages: `-c`, `--output`, `sed script (w)`, `an argument only known
-    /// at run time`.
-    pub option: String,
-    /// The words of the command that make it up, by index (the command name first).
-    pub words: Vec<usize>,
-    /// The characters an allow pattern must name literally: a word, and a range of characters
-    /// of its literal text. Empty when no pattern can name it (an argument only known at run
-    /// time).
-    pub fixed: Vec<(usize, Range<usize>)>,
-    /// Shell code it runs, when that is known (`git -c alias.x='!CODE'`).
-    pub code: Option<String>,
-    /// A short option with its value attached (`-cVALUE`): the word and the character where
-    /// the value starts. Deny rules see the option and its value as two words (`-c VALUE`).
-    pub split: Option<(usize, usize)>,
-}
 
 impl Risky {
     fn new(option: impl Into<String>, words: Vec<usize>, fixed: (usize, Range<usize>)) -> Self {

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tool_api::model::ToolSpec;
 
 use super::abi::library::{self, Manifest};
+pub use super::error::LoadError;
 use super::handler::{HandlerApi, OpenedPlugin};
 
 /// A plugin library: loaded, or known from the plugin index and loaded on first use.
@@ -168,29 +169,6 @@ impl std::fmt::Debug for PluginInfo {
             .field("path", &self.path)
             .finish_non_exhaustive()
     }
-}
-
-/// Why a library could not be loaded.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// The dynamic loader refused the file (not a library, corrupt, missing dependency).
-    #[error("not a loadable library: {0}")]
-    Open(String),
-    /// A library, but it exports no toolhost root module.
-    #[error("not a toolhost plugin (it exports no tool-api root module)")]
-    NotAPlugin,
-    /// Built against a tool-api (or ABI library) whose version this host cannot load.
-    #[error("incompatible ABI version: {0}")]
-    AbiVersion(String),
-    /// The types it was built with do not match this host's.
-    #[error("incompatible ABI layout: {0}")]
-    AbiLayout(String),
-    /// The manifest is malformed.
-    #[error("invalid manifest: {0}")]
-    Manifest(String),
-    /// The plugin failed (or panicked) while building its handlers.
-    #[error("failed to start: {0}")]
-    Init(String),
 }
 
 /// Loads the plugin library at `path`.

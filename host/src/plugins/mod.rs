@@ -7,6 +7,7 @@
 pub(crate) mod abi;
 pub mod bundle;
 pub(crate) mod discovery;
+pub(crate) mod error;
 pub mod handler;
 pub(crate) mod index;
 pub mod loader;

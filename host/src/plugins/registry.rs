@@ -12,7 +12,11 @@ use std::sync::Arc;
 use tool_api::model::{ToolSpec, DYNAMIC_TOOLS_CAPABILITY, SPECS_FROM_ENVIRONMENT_CAPABILITY};
 
 use super::discovery::library_files;
-use super::handler::HandlerRef;
+use serde_json::Value;
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::ToolContent;
+
+use super::handler::{CallData, CallServices, HandlerApi};
 use super::index::PluginIndex;
 use super::loader::{self, PluginInfo};
 
@@ -24,6 +28,63 @@ pub struct Handler {
     pub plugin: Arc<PluginInfo>,
     /// The handler object.
     pub handler: HandlerRef,
+}
+
+/// A handler of a plugin, reached through the plugin: the library of a plugin known from the
+/// index is opened by the first call that needs it. When it cannot be opened then, every method
+/// answers with the reason as an error (`describe` with the bare tool name).
+pub struct HandlerRef {
+    plugin: Arc<PluginInfo>,
+    index: usize,
+}
+
+impl HandlerRef {
+    /// The handler at `index` of `plugin`.
+    pub fn new(plugin: Arc<PluginInfo>, index: usize) -> Self {
+        Self { plugin, index }
+    }
+
+    /// Whether the plugin's library is open: notifications go only to handlers that have run.
+    pub fn is_open(&self) -> bool {
+        self.plugin.is_loaded()
+    }
+
+    fn handler(&self) -> Result<Arc<dyn HandlerApi>, ToolError> {
+        self.plugin
+            .handler(self.index)
+            .map_err(|why| ToolError::new(ToolErrorKind::UNAVAILABLE, why))
+    }
+
+    /// See [`HandlerApi::describe`].
+    pub fn describe(&self, call: &CallData<'_>) -> String {
+        match self.handler() {
+            Ok(handler) => handler.describe(call),
+            Err(_) => format!("[{}]", call.tool_name),
+        }
+    }
+
+    /// See [`HandlerApi::execute`].
+    pub fn execute(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> Result<ToolContent, ToolError> {
+        self.handler()?.execute(call, services)
+    }
+
+    /// See [`HandlerApi::partial`].
+    pub fn partial(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> Result<(), ToolError> {
+        self.handler()?.partial(call, services)
+    }
+
+    /// Sends the handler extension `method` with a JSON payload and reads its JSON answer.
+    pub fn request(&self, method: &str, payload: &Value) -> Result<Value, ToolError> {
+        self.handler()?.extension(method, payload)
+    }
 }
 
 /// A registered tool name.

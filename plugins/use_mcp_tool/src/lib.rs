@@ -36,6 +36,7 @@ pub mod settings;
 mod sse;
 pub mod texts;
 
+use tool_api::model::MCP_SERVERS_METHOD;
 use tool_api::sdk::prelude::*;
 
 /// The tool serving `use_mcp_tool`, `access_mcp_resource` and `load_mcp_documentation`.
@@ -132,9 +133,6 @@ impl Tool for McpTools {
         Ok(serde_json::json!({"settings_file": file, "servers": servers}))
     }
 }
-
-/// The handler extension behind `toolhost mcp-servers`.
-pub const MCP_SERVERS_METHOD: &str = "mcp_servers";
 
 /// The MCP settings file a query's settings name.
 fn settings_file(query: &DynamicToolsQuery) -> std::path::PathBuf {

@@ -10,8 +10,8 @@ use abi_stable::std_types::{RErr, ROk};
 use tool_api::abi::ToolPluginV1Ref;
 
 use super::handler::InProcessPlugin;
+use crate::plugins::error::LoadError;
 use crate::plugins::handler::OpenedPlugin;
-use crate::plugins::loader::LoadError;
 
 /// A plugin's manifest, in Rust types.
 #[derive(Debug, Clone)]

@@ -1,0 +1,24 @@
+//! Why a plugin library could not be loaded.
+
+/// Why a library could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The dynamic loader refused the file (not a library, corrupt, missing dependency).
+    #[error("not a loadable library: {0}")]
+    Open(String),
+    /// A library, but it exports no toolhost root module.
+    #[error("not a toolhost plugin (it exports no tool-api root module)")]
+    NotAPlugin,
+    /// Built against a tool-api (or ABI library) whose version this host cannot load.
+    #[error("incompatible ABI version: {0}")]
+    AbiVersion(String),
+    /// The types it was built with do not match this host's.
+    #[error("incompatible ABI layout: {0}")]
+    AbiLayout(String),
+    /// The manifest is malformed.
+    #[error("invalid manifest: {0}")]
+    Manifest(String),
+    /// The plugin failed (or panicked) while building its handlers.
+    #[error("failed to start: {0}")]
+    Init(String),
+}
