@@ -196,7 +196,7 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 
 /// Waits (bounded) until `dir` is empty; returns what is left.
 fn settle_dir(dir: &Path) -> Vec<PathBuf> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let left = entries(dir);
         if left.is_empty() || Instant::now() > deadline {

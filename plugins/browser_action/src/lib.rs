@@ -166,12 +166,7 @@ mod tests {
     use super::*;
 
     fn call(json: &str) -> Call {
-        Call {
-            name: "browser_action".to_string(),
-            call_id: String::new(),
-            params: Params::from_json(json).unwrap_or_default(),
-            task: TaskContext::default(),
-        }
+        tool_api::sdk::testing::TestHost::call_of("browser_action", json)
     }
 
     #[test]

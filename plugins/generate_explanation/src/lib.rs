@@ -82,7 +82,7 @@ impl Tool for GenerateExplanation {
             );
             Err(ToolError::new(kind, message))
         };
-        let endpoint = match llm::endpoint(ctx.setting("llm")) {
+        let endpoint = match llm::endpoint(ctx) {
             Ok(endpoint) => endpoint,
             Err(message) => return fail(ToolErrorKind::UNAVAILABLE, message),
         };

@@ -161,12 +161,10 @@ mod tests {
 
     #[test]
     fn the_description_names_the_path() {
-        let call = Call {
-            name: "list_code_definition_names".to_string(),
-            call_id: "c1".to_string(),
-            params: Params::from_json(r#"{"path":"src/app"}"#).unwrap_or_default(),
-            task: TaskContext::default(),
-        };
+        let call = tool_api::sdk::testing::TestHost::call_of(
+            "list_code_definition_names",
+            r#"{"path":"src/app"}"#,
+        );
         assert_eq!(
             ListCodeDefinitionNames.describe(&call),
             "[list_code_definition_names for 'src/app']"

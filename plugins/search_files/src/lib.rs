@@ -226,12 +226,7 @@ mod tests {
     use super::*;
 
     fn call(params: &str) -> Call {
-        Call {
-            name: "search_files".into(),
-            call_id: "c".into(),
-            params: Params::from_json(params).unwrap(),
-            task: TaskContext::default(),
-        }
+        tool_api::sdk::testing::TestHost::call_of("search_files", params)
     }
 
     #[test]

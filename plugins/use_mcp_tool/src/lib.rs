@@ -158,12 +158,7 @@ mod tests {
     use super::*;
 
     fn call(name: &str, json: &str) -> Call {
-        Call {
-            name: name.to_string(),
-            call_id: String::new(),
-            params: Params::from_json(json).unwrap_or_default(),
-            task: TaskContext::default(),
-        }
+        tool_api::sdk::testing::TestHost::call_of(name, json)
     }
 
     #[test]

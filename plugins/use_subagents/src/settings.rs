@@ -1,28 +1,19 @@
 //! The settings the tool reads: `[llm]` (where the model is and how to talk to it) and
 //! `[subagents]` (the gate and the turn limit).
 //!
-//! Values are read as JSON through web_support's accessors so that a mistyped key is reported
-//! with its name instead of being ignored.
+//! `[llm]` is read by web_support's [`LlmSection`] (shared with generate_explanation); this
+//! module says which keys subagents need.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use web_support::settings::{nonblank_string, positive_int, string};
-use web_support::{ConfigError, NetSettings, ProxySetting, SettingSource};
+pub use web_support::llm::Protocol;
+use web_support::llm::{self, LlmSection};
+use web_support::settings::positive_int;
+use web_support::{ConfigError, NetSettings, SettingSource};
 
 /// Requests one subagent may make when `subagents.max_turns` is not set.
 pub const DEFAULT_MAX_TURNS: u64 = 25;
-
-/// The time one model request may take when `llm.timeout_ms` is not set (a non-streamed answer
-/// of a slow model can take minutes).
-pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
-
-/// Attempts per request when `llm.retry_attempts` is not set (Cline's 3).
-pub const DEFAULT_RETRY_ATTEMPTS: u64 = 3;
-
-/// The first retry delay when `llm.retry_delay_ms` is not set (Cline's 2000 ms, doubled per try).
-pub const DEFAULT_RETRY_DELAY_MS: u64 = 2_000;
 
 /// Output tokens asked for when `llm.max_tokens` is not set (Anthropic's API requires a value).
 pub const DEFAULT_MAX_TOKENS: u64 = 8_192;
@@ -33,15 +24,6 @@ llm.base_url (the API's base URL), llm.model (the model id), llm.protocol (\"ope
 OpenAI-compatible chat completions or \"anthropic\" for Anthropic messages) and llm.api_key_env \
 (the environment variable holding the API key; leave it out for an endpoint without a key) in the \
 [llm] section of the settings file.";
-
-/// Which API the endpoint speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protocol {
-    /// OpenAI-compatible chat completions: `POST {base_url}/chat/completions`.
-    OpenAi,
-    /// Anthropic messages: `POST {base_url}/v1/messages`.
-    Anthropic,
-}
 
 /// The model endpoint (`[llm]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,69 +49,35 @@ pub struct LlmSettings {
 }
 
 impl LlmSettings {
-    /// Reads `[llm]`; [`NO_ENDPOINT`] when neither `llm.base_url` nor `llm.model` is set.
+    /// Reads `[llm]` (through [`LlmSection`]); [`NO_ENDPOINT`] when neither `llm.base_url`
+    /// nor `llm.model` is set.
     pub fn read(source: &dyn SettingSource) -> Result<Self, ConfigError> {
-        let base_url = nonblank_string(source, "llm.base_url")?;
-        let model = nonblank_string(source, "llm.model")?;
+        let section = LlmSection::read(source)?;
+        let base_url = llm::nonblank("llm.base_url", &section.base_url)?;
+        let model = llm::nonblank("llm.model", &section.model)?;
+        let api_key_env = llm::nonblank("llm.api_key_env", &section.api_key_env)?;
         let (base_url, model) = match (base_url, model) {
             (Some(base_url), Some(model)) => (base_url, model),
             (None, None) => return Err(ConfigError(NO_ENDPOINT.to_string())),
             (None, Some(_)) => return Err(missing_key("llm.base_url")),
             (Some(_), None) => return Err(missing_key("llm.model")),
         };
-        let protocol = match string(source, "llm.protocol")?.as_deref().map(str::trim) {
-            None | Some("openai") => Protocol::OpenAi,
-            Some("anthropic") => Protocol::Anthropic,
-            Some(other) => {
-                return Err(ConfigError(format!(
-                "The setting llm.protocol must be \"openai\" or \"anthropic\" (found \"{other}\")."
-            )))
-            }
-        };
-        let timeout_ms = positive_int(source, "llm.timeout_ms")?.unwrap_or(DEFAULT_TIMEOUT_MS);
-        let proxy = match string(source, "llm.proxy")?.as_deref().map(str::trim) {
-            None => ProxySetting::FromEnvironment,
-            Some(p) if p.eq_ignore_ascii_case("none") => ProxySetting::Off,
-            Some("") => return Err(ConfigError(
-                "The setting llm.proxy is empty: give a proxy URL, or \"none\" to use no proxy."
-                    .to_string(),
-            )),
-            Some(url) => ProxySetting::Url {
-                url: url.to_string(),
-                no_proxy: string(source, "llm.no_proxy")?,
-            },
-        };
         Ok(Self {
-            base_url: base_url.trim().trim_end_matches('/').to_string(),
-            model: model.trim().to_string(),
-            protocol,
-            api_key_env: nonblank_string(source, "llm.api_key_env")?.map(|s| s.trim().to_string()),
-            max_tokens: positive_int(source, "llm.max_tokens")?,
-            context_window: positive_int(source, "llm.context_window")?,
-            retry_attempts: positive_int(source, "llm.retry_attempts")?
-                .unwrap_or(DEFAULT_RETRY_ATTEMPTS),
-            retry_delay: Duration::from_millis(
-                positive_int(source, "llm.retry_delay_ms")?.unwrap_or(DEFAULT_RETRY_DELAY_MS),
-            ),
-            net: NetSettings {
-                timeout: Duration::from_millis(timeout_ms),
-                proxy,
-                ca_file: nonblank_string(source, "llm.ca_file")?.map(PathBuf::from),
-            },
+            base_url,
+            model,
+            protocol: section.protocol,
+            api_key_env,
+            max_tokens: section.max_tokens,
+            context_window: section.context_window,
+            retry_attempts: section.retry_attempts,
+            retry_delay: section.retry_delay,
+            net: section.net,
         })
     }
 
     /// The API key from the environment; an error when the named variable is unset or empty.
     pub fn api_key(&self) -> Result<Option<String>, ConfigError> {
-        let Some(name) = &self.api_key_env else {
-            return Ok(None);
-        };
-        match std::env::var(name) {
-            Ok(key) if !key.trim().is_empty() => Ok(Some(key.trim().to_string())),
-            _ => Err(ConfigError(format!(
-                "The environment variable {name} (named by llm.api_key_env) holds no API key."
-            ))),
-        }
+        web_support::llm::api_key(self.api_key_env.as_deref())
     }
 }
 
@@ -158,6 +106,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use web_support::ProxySetting;
 
     #[test]
     fn no_endpoint_names_the_keys() {

@@ -186,12 +186,7 @@ mod tests {
     use super::*;
 
     fn call(json: &str) -> Call {
-        Call {
-            name: "web_fetch".to_string(),
-            call_id: String::new(),
-            params: Params::from_json(json).unwrap_or_default(),
-            task: TaskContext::default(),
-        }
+        tool_api::sdk::testing::TestHost::call_of("web_fetch", json)
     }
 
     /// Name, required parameters, approval, partial handler, read-only, no path parameters.

@@ -265,12 +265,7 @@ mod tests {
     }
 
     fn call(name: &str, json: &str) -> Call {
-        Call {
-            name: name.to_string(),
-            call_id: String::new(),
-            params: params(json),
-            task: TaskContext::default(),
-        }
+        tool_api::sdk::testing::TestHost::call_of(name, json)
     }
 
     /// Name, required parameters, destructive, partial, approval, path parameters.

@@ -34,6 +34,25 @@ use crate::model::{ApprovalDecision, PathVerdict, TaskContext, WorkspaceRoot};
 use super::{Call, Ctx, Params, Tool, ToolResult};
 use crate::workspace::Workspace;
 
+/// The parameters of a test call: a JSON object, or JSON text of one (anything else is no
+/// parameter at all).
+pub struct CallParams(Params);
+
+impl From<Value> for CallParams {
+    fn from(value: Value) -> Self {
+        match value {
+            Value::Object(map) => Self(Params::from_map(map)),
+            _ => Self(Params::default()),
+        }
+    }
+}
+
+impl From<&str> for CallParams {
+    fn from(json: &str) -> Self {
+        Self(Params::from_json(json).unwrap_or_default())
+    }
+}
+
 /// In-memory host services: every approval is granted, paths get the host's own verdicts
 /// (the workspace boundary and the directory's `.clineignore`), UI events are recorded, nobody
 /// answers questions, and settings come from a JSON object.
@@ -92,6 +111,17 @@ impl TestHost {
         };
         let ctx = Ctx::new(HostServices_TO::from_ptr(self, TD_Opaque), &call.task);
         super::guard(|| tool.execute(&call, &ctx))
+    }
+
+    /// A call of `name` with `params` (a JSON object, or JSON text of one) in a default task:
+    /// for testing `describe` and the other pure functions of a call.
+    pub fn call_of(name: &str, params: impl Into<CallParams>) -> Call {
+        Call {
+            name: name.to_string(),
+            call_id: String::new(),
+            params: params.into().0,
+            task: TaskContext::default(),
+        }
     }
 
     /// The UI events so far, as `(kind, text)`.

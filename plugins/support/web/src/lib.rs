@@ -1,4 +1,5 @@
-//! What the `web_fetch` and `web_search` plugins share.
+//! What the plugins that reach the network share: web_fetch, web_search, http_tools,
+//! use_subagents and generate_explanation. A library, not a plugin.
 //!
 //! - [`settings`]: the `[web]` keys of the settings file, read through a [`SettingSource`] (the
 //!   call's [`Ctx`](tool_api::sdk::Ctx), or a JSON value in tests), with errors that name the key.
@@ -7,6 +8,8 @@
 //! - [`describe_error`]: one line for a failed request, with the texts Cline's HTTP client
 //!   produced where Cline pins them (`timeout of 15000ms exceeded`,
 //!   `Request failed with status code 404`).
+//! - [`llm`]: the `[llm]` section (a model endpoint), read once for every plugin that calls a
+//!   model.
 //! - [`limits`]: the size rules (a download cap in bytes, a text cap in characters).
 //! - [`cline`]: requests to Cline's hosted web endpoints (or a compatible proxy): headers, bearer
 //!   token, envelope.
@@ -28,6 +31,7 @@ mod client;
 pub mod cline;
 mod errors;
 pub mod limits;
+pub mod llm;
 mod partial;
 mod run;
 pub mod settings;
