@@ -454,3 +454,59 @@ fn an_invalid_workbook_is_clines_excel_error() {
         "{error}"
     );
 }
+
+/// A PDF with a classic cross-reference table whose objects are `bodies` (numbered from 1).
+fn pdf_from_objects(bodies: &[Vec<u8>]) -> Vec<u8> {
+    let mut bytes = b"%PDF-1.5\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in bodies.iter().enumerate() {
+        offsets.push(bytes.len());
+        bytes.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        bytes.extend_from_slice(body);
+        bytes.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = bytes.len();
+    bytes.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", bodies.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        bytes.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    bytes.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            bodies.len() + 1
+        )
+        .as_bytes(),
+    );
+    bytes
+}
+
+#[test]
+fn an_object_stream_bomb_is_measured_before_it_is_unpacked() {
+    let mut zeros = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    zeros.write_all(&vec![b' '; 8 << 20]).unwrap();
+    let data = zeros.finish().unwrap();
+    let mut object_stream = format!(
+        "<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length {} >>\nstream\n",
+        data.len()
+    )
+    .into_bytes();
+    object_stream.extend_from_slice(&data);
+    object_stream.extend_from_slice(b"\nendstream");
+    let bytes = pdf_from_objects(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [] /Count 0 >>".to_vec(),
+        object_stream,
+    ]);
+    let limits = Limits {
+        max_expanded_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        extract(Kind::Pdf, bytes.clone(), limits, &never),
+        Err("Failed to extract text from PDF: its compressed content expands to more than 1 MB, too much to read into context".to_string())
+    );
+    // Within the default budget the same file opens (it has no pages, so no text).
+    assert_eq!(text(Kind::Pdf, bytes), Ok(String::new()));
+}
