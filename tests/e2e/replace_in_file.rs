@@ -13,6 +13,24 @@ fn edits_allowed() -> Settings {
     Settings::from_toml("[auto_approve]\nedit_files = true\n").unwrap()
 }
 
+/// Final cases where the port deliberately differs: a diff that applies no SEARCH/REPLACE block
+/// is an error that leaves the file as it was (Cline saved it unchanged and reported success).
+/// Each id maps to the start of the port's error.
+const NO_BLOCK_DEVIATIONS: &[(&str, &str)] = &[
+    (
+        "diff-only-newline",
+        "The diff contains no SEARCH/REPLACE block",
+    ),
+    (
+        "search-only-no-separator-final",
+        "The diff has no complete SEARCH/REPLACE block",
+    ),
+    (
+        "partial-trailing-equals",
+        "The diff has no complete SEARCH/REPLACE block",
+    ),
+];
+
 #[test]
 fn final_conformance_cases_edit_real_files() {
     let plugins = PluginDir::empty();
@@ -31,7 +49,16 @@ fn final_conformance_cases_edit_real_files() {
         let outcome = host.call("replace_in_file", &params.to_string());
         let text = outcome.model_text();
         let after = std::fs::read_to_string(&file).unwrap();
-        if case.expect["ok"] == true {
+        if let Some((_, start)) = NO_BLOCK_DEVIATIONS.iter().find(|(id, _)| *id == case.id) {
+            // Intended deviation: Cline reports success with the file unchanged.
+            assert_eq!(case.expect["ok"], true, "case {}", case.id);
+            assert_eq!(case.expect["new_content"], original, "case {}", case.id);
+            assert_eq!(after, original, "case {}: the file changed", case.id);
+            assert!(outcome.is_error(), "case {}: {text}", case.id);
+            let head =
+                format!("The tool execution failed with the following error:\n<error>\n{start}");
+            assert!(text.starts_with(&head), "case {}: {text}", case.id);
+        } else if case.expect["ok"] == true {
             assert_eq!(
                 after,
                 case.expect["new_content"].as_str().unwrap(),

@@ -119,3 +119,111 @@ fn parse_prints_blocks_as_json() {
         r#"[{"type":"text","content":"Look.","partial":false},{"type":"tool_use","name":"read_file","params":{"path":"a.txt"},"partial":false,"isNativeToolCall":false}]"#
     );
 }
+
+/// An assistant message with a listing, a read, a search and a command.
+const EXPLORE_AND_RUN: &str = "Looking around.\n\n<list_files>\n<path>src</path>\n<recursive>true</recursive>\n</list_files>\n\n<read_file>\n<path>src/a.txt</path>\n</read_file>\n\n<search_files>\n<path>src</path>\n<regex>TODO</regex>\n<file_pattern>*.txt</file_pattern>\n</search_files>\n\n<execute_command>\n<command>echo streamed</command>\n<requires_approval>false</requires_approval>\n</execute_command>\n";
+
+fn replay_message(ws: &std::path::Path, settings: Option<&str>) -> toolhost_tests::Run {
+    let plugins = PluginDir::real();
+    let message = ws.join("message.txt");
+    std::fs::write(&message, EXPLORE_AND_RUN).unwrap();
+    let mut command = toolhost();
+    command.arg("--plugins").arg(plugins.path());
+    if let Some(settings) = settings {
+        let file = ws.join("settings.toml");
+        std::fs::write(&file, settings).unwrap();
+        command.arg("--settings").arg(file);
+    }
+    run(command
+        .arg("replay")
+        .arg(&message)
+        .arg("--cwd")
+        .arg(ws.join("project"))
+        .args(["--chunk", "6"]))
+}
+
+fn explore_workspace() -> tempfile::TempDir {
+    let ws = workdir();
+    std::fs::create_dir_all(ws.path().join("project/src")).unwrap();
+    std::fs::write(ws.path().join("project/src/a.txt"), "TODO one\n").unwrap();
+    ws
+}
+
+#[test]
+fn read_list_and_search_stream_what_they_will_touch_before_they_run() {
+    let ws = explore_workspace();
+    let result = replay_message(ws.path(), None);
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    let lines: Vec<&str> = result.stdout.lines().collect();
+    // The path streams in, then the complete call runs (reads are auto-approved by default).
+    let listing = position(&lines, |l| {
+        l == r#"  [tool (partial)] {"tool":"listFilesRecursive","path":"src","content":"","operationIsLocatedInWorkspace":true}"#
+    });
+    let listed = position(&lines, |l| l.trim() == "[list_files for 'src'] Result:");
+    let reading = position(&lines, |l| {
+        l == r#"  [tool (partial)] {"tool":"readFile","path":"src/a.txt","operationIsLocatedInWorkspace":true}"#
+    });
+    let read = position(&lines, |l| {
+        l.trim() == "[read_file for 'src/a.txt'] Result:"
+    });
+    let searching = position(&lines, |l| {
+        l == r#"  [tool (partial)] {"tool":"searchFiles","path":"src","content":"","regex":"TODO","filePattern":"*.txt","operationIsLocatedInWorkspace":true}"#
+    });
+    let searched = position(&lines, |l| {
+        l.trim() == "[search_files for 'TODO' in '*.txt'] Result:"
+    });
+    assert!(
+        listing < listed
+            && listed < reading
+            && reading < read
+            && read < searching
+            && searching < searched,
+        "{}",
+        result.stdout
+    );
+    // While the path streams, shorter versions of it were shown first.
+    assert!(
+        lines[..reading].iter().any(|l| l
+            .starts_with(r#"  [tool (partial)] {"tool":"readFile","path":"src/a"#)
+            && !l.contains(r#""path":"src/a.txt""#)),
+        "{}",
+        result.stdout
+    );
+    // The command is not auto-approved by default: it streams as a question, then is denied.
+    let command = position(&lines, |l| l == "  [command (partial)] echo streamed");
+    assert!(
+        lines[..command]
+            .iter()
+            .any(|l| l.starts_with("  [command (partial)] echo s")),
+        "{}",
+        result.stdout
+    );
+    let denied = position(&lines, |l| {
+        l.trim() == "[execute_command for 'echo streamed'] Result:"
+    });
+    assert!(command < denied);
+    assert_eq!(lines[denied + 1].trim(), "The user denied this operation.");
+}
+
+#[test]
+fn an_auto_approved_command_waits_for_the_complete_block() {
+    let ws = explore_workspace();
+    let result = replay_message(
+        ws.path(),
+        Some("[auto_approve]\nexecute_safe_commands = true\n"),
+    );
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    assert!(
+        !result.stdout.contains("[command (partial)]"),
+        "{}",
+        result.stdout
+    );
+    let lines: Vec<&str> = result.stdout.lines().collect();
+    let ran = position(&lines, |l| {
+        l.trim() == "[execute_command for 'echo streamed'] Result:"
+    });
+    assert_eq!(
+        lines[ran + 1].trim(),
+        "Command executed successfully (exit code 0)."
+    );
+}

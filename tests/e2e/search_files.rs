@@ -337,19 +337,55 @@ fn clineignored_files_never_appear_and_their_paths_are_refused() {
 }
 
 #[test]
-fn a_search_that_cannot_run_finds_nothing_and_is_not_an_error() {
+fn a_missing_path_finds_nothing_and_is_not_an_error() {
     let plugins = plugins();
     let (_root, cwd) = ws();
     let (host, _) = host(&plugins, &cwd, false);
-    for params in [
-        json!({"path": "src", "regex": "(unclosed"}),
-        json!({"path": "src", "regex": "a{2,1}"}),
-        json!({"path": "no/such/dir", "regex": "TODO"}),
-        json!({"path": "src", "regex": "TODO", "file_pattern": "[a"}),
+    let params = json!({"path": "no/such/dir", "regex": "TODO"});
+    let outcome = host.call("search_files", &params.to_string());
+    assert!(!outcome.is_error(), "{params}");
+    assert_eq!(outcome.model_text(), "Found 0 results.", "{params}");
+}
+
+/// A deliberate change from Cline (and from this port before): an invalid regex or file pattern
+/// used to answer `Found 0 results.` as a success; now the model reads ripgrep's message, and
+/// the call counts as a mistake.
+#[test]
+fn an_invalid_regex_or_file_pattern_is_an_error_and_a_mistake() {
+    let plugins = plugins();
+    let (_root, cwd) = ws();
+    let (host, _) = host(&plugins, &cwd, false);
+    for (params, message) in [
+        (
+            json!({"path": "src", "regex": "(unclosed"}),
+            "regex parse error:\n    (unclosed\n    ^\nerror: unclosed group",
+        ),
+        (
+            json!({"path": "src", "regex": "a{2,1}"}),
+            "regex parse error:\n    a{2,1}\n     ^^^^^\nerror: invalid repetition count range, the start must be <= the end",
+        ),
+        (
+            json!({"path": "src", "regex": "[a-"}),
+            "regex parse error:\n    [a-\n    ^\nerror: unclosed character class",
+        ),
+        (
+            json!({"path": "src", "regex": "\\p{Nope}"}),
+            "regex parse error:\n    \\p{Nope}\n    ^^^^^^^^\nerror: Unicode property not found",
+        ),
+        (
+            json!({"path": "src", "regex": "TODO", "file_pattern": "[a"}),
+            "error parsing glob '[a': unclosed character class; missing ']'",
+        ),
     ] {
+        let before = host.task().mistakes();
         let outcome = host.call("search_files", &params.to_string());
-        assert!(!outcome.is_error(), "{params}");
-        assert_eq!(outcome.model_text(), "Found 0 results.", "{params}");
+        assert!(outcome.is_error(), "{params}");
+        assert_eq!(
+            outcome.model_text(),
+            tool_error(&format!("ripgrep process error: {message}")),
+            "{params}"
+        );
+        assert_eq!(host.task().mistakes(), before + 1, "{params}");
     }
 }
 

@@ -18,31 +18,26 @@ pub enum ApprovalMode {
     DenyUnlessAuto,
 }
 
-/// Cline's auto-approval rule: a category grants inside-workspace operations; its "externally"
-/// companion extends that to outside, and only on top of the inside grant.
+/// Cline's auto-approval rule (the SDK's [`tool_api::sdk::auto_approves`], which plugins use
+/// to preview streaming calls) over the typed `[auto_approve]` settings.
 pub fn auto_approves(
     settings: &AutoApprove,
     category: ApprovalCategory,
     inside_workspace: bool,
 ) -> bool {
-    let (local, external) = match category {
-        ApprovalCategory::Read => (settings.read_files, settings.read_files_externally),
-        ApprovalCategory::Edit => (settings.edit_files, settings.edit_files_externally),
-        ApprovalCategory::SafeCommand => (settings.execute_safe_commands, false),
-        ApprovalCategory::Command => (
-            settings.execute_safe_commands && settings.execute_all_commands,
-            false,
-        ),
-        ApprovalCategory::Browser => (settings.use_browser, settings.use_browser),
-        ApprovalCategory::Web => (settings.use_web, settings.use_web),
-        ApprovalCategory::Mcp => (settings.use_mcp, settings.use_mcp),
+    let setting = |key: &str| match key {
+        "read_files" => Some(settings.read_files),
+        "read_files_externally" => Some(settings.read_files_externally),
+        "edit_files" => Some(settings.edit_files),
+        "edit_files_externally" => Some(settings.edit_files_externally),
+        "execute_safe_commands" => Some(settings.execute_safe_commands),
+        "execute_all_commands" => Some(settings.execute_all_commands),
+        "use_browser" => Some(settings.use_browser),
+        "use_web" => Some(settings.use_web),
+        "use_mcp" => Some(settings.use_mcp),
+        _ => None,
     };
-    match category {
-        // Commands have no path; their grants do not depend on the workspace boundary.
-        ApprovalCategory::SafeCommand | ApprovalCategory::Command => local,
-        _ if inside_workspace => local,
-        _ => local && external,
-    }
+    tool_api::sdk::auto_approves(setting, category, inside_workspace)
 }
 
 /// Everything an approval depends on besides the request.

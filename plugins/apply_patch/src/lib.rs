@@ -13,7 +13,8 @@
 //! differences. In short: hunks that cannot be placed fail the patch (Cline skips them
 //! silently); blank lines never hang the parser nor split hunks; `*** End of File` works when
 //! the file ends with a newline; `*** Add File` and `*** Move to` refuse to overwrite existing
-//! files; a failure part-way leaves every file as it was.
+//! files; a failure part-way leaves every file as it was; a patch with no file section at all
+//! is an error (Cline reports success having changed nothing).
 //!
 //! Approval: one request per touched file (a move touches two), in patch order, all before any
 //! write. Each request names its file, so the host applies the inside/outside-workspace rule to
@@ -134,6 +135,10 @@ fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
         .collect();
     let cancelled = || ctx.is_cancelled();
     let parsed = parser::parse(&lines, &texts, &cancelled).map_err(Failure::from)?;
+    // A patch without a single file section would report success having changed nothing.
+    if parsed.actions.is_empty() {
+        return Err(Failure::from(PatchError::new(texts::NO_ACTIONS)).into());
+    }
     let check = |path: &str| checked_verdict(path, ctx);
     let plan = plan::plan(&parsed, &loaded, ctx.workspace(), &check)?;
 
@@ -278,6 +283,42 @@ mod tests {
                     "Error executing apply_patch: Access denied: s/k".to_string()
                 )
             ]
+        );
+    }
+
+    #[test]
+    fn a_patch_without_file_sections_is_an_error_and_changes_nothing() {
+        let ws = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(ws.path().join("a.txt"), "one\n").unwrap_or_else(|e| panic!("{e}"));
+        let host = tool_api::sdk::testing::TestHost::new(ws.path());
+        for input in [
+            "*** Begin Patch\n*** End Patch",
+            "*** Begin Patch\n\n*** End Patch\n",
+            // A heredoc wrapper around an empty patch.
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
+        ] {
+            let error = host
+                .call(&ApplyPatch, "apply_patch", json!({ "input": input }))
+                .err()
+                .unwrap_or_else(|| panic!("{input:?} was applied"));
+            assert_eq!(error.kind, ToolErrorKind::FAILED, "{input:?}");
+            assert_eq!(
+                error.message.as_str(),
+                texts::failed(texts::NO_ACTIONS),
+                "{input:?}"
+            );
+        }
+        assert!(texts::NO_ACTIONS.contains("*** Update File: path/to/file"));
+        let files: Vec<_> = std::fs::read_dir(ws.path())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .map(|e| e.map(|e| e.file_name()).ok())
+            .collect();
+        assert_eq!(files, [Some("a.txt".into())]);
+        assert_eq!(
+            std::fs::read_to_string(ws.path().join("a.txt"))
+                .ok()
+                .as_deref(),
+            Some("one\n")
         );
     }
 

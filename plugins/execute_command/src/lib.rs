@@ -28,6 +28,8 @@
 //! - The permission check is stricter than Cline's (see the host's `policy::commands`).
 //! - A missing `command` gets the host's standard missing-parameter error.
 //! - Multi-root `@workspace:` prefixes are not interpreted (single workspace).
+//! - While the call streams, the command is shown (a partial `ask("command")`) when the settings
+//!   will not auto-approve it; Cline's check there is always true, so it never shows one.
 //!
 //! Settings: `execute_command.output_line_limit` (default 500 lines for the model),
 //! `execute_command.login_shell` (default false), `model.id` (Gemini models get HTML entities
@@ -52,6 +54,7 @@ pub mod timeout;
 
 use std::path::{Path, PathBuf};
 
+use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
 
 use crate::messages::Ending;
@@ -96,7 +99,24 @@ impl Tool for ExecuteCommand {
                 ),
             ],
         )
+        .with_partial()
         .destructive()]
+    }
+
+    /// While the call streams: the command as it is written, as a partial `ask("command")`,
+    /// when it will need the user's approval. A command the settings may auto-approve shows
+    /// nothing until the call is complete (its message may still become a question once
+    /// `requires_approval` is known), nor does a subagent's. Nothing runs.
+    fn handle_partial(&self, call: &Call, ctx: &Ctx<'_>) -> Result<(), ToolError> {
+        if call.task.is_subagent || may_auto_approve(call, ctx) {
+            return Ok(());
+        }
+        let raw = call.params.string_or_empty("command");
+        let command = strip_partial_closing_tag(&raw, "command");
+        if !command.is_empty() {
+            ctx.ask_partial("command", command);
+        }
+        Ok(())
     }
 
     fn describe(&self, call: &Call) -> String {
@@ -185,6 +205,17 @@ impl Tool for ExecuteCommand {
     }
 }
 
+/// Whether the settings may approve this call without asking: a command marked as needing
+/// approval needs both command settings; one not (yet) marked needs the safe-command setting.
+fn may_auto_approve(call: &Call, ctx: &Ctx<'_>) -> bool {
+    let category = if call.params.flag("requires_approval") {
+        ApprovalCategory::Command
+    } else {
+        ApprovalCategory::SafeCommand
+    };
+    ctx.auto_approves(category, true)
+}
+
 /// Output goes to the user as `command_output` events; cancellation comes from the host.
 struct CtxEvents<'c, 'h> {
     ctx: &'c Ctx<'h>,
@@ -242,7 +273,7 @@ fn denied(feedback: Option<String>) -> ToolError {
 }
 
 tool_api::submit_tool!(ExecuteCommand);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: ["partial"]);
 
 #[cfg(test)]
 mod tests {
@@ -262,6 +293,65 @@ mod tests {
     #[test]
     fn gemini_entities_are_unescaped() {
         assert_eq!(unescape_html("a &gt; b &amp;&amp; c\u{FFFD}"), "a > b && c");
+    }
+
+    #[test]
+    fn a_streaming_command_is_shown_only_when_it_will_be_asked_for() {
+        use serde_json::json;
+        use tool_api::sdk::testing::{Preview, TestHost};
+        let dir = std::env::temp_dir();
+        // Default settings auto-approve no command: the command streams as a question.
+        let asking = TestHost::new(&dir);
+        for params in [
+            json!({}),
+            json!({"command": "rm -rf bu"}),
+            json!({"command": "rm -rf build</comm"}),
+            json!({"command": "rm -rf build", "requires_approval": "true"}),
+        ] {
+            asking
+                .partial(&ExecuteCommand, "execute_command", params)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(
+            asking.previews(),
+            [
+                Preview::Ask("command".into(), "rm -rf bu".into()),
+                Preview::Ask("command".into(), "rm -rf build".into()),
+                Preview::Ask("command".into(), "rm -rf build".into()),
+            ]
+        );
+        assert!(asking.said().is_empty(), "nothing ran");
+
+        // Safe commands auto-approved: wait for the complete block, unless the model marks the
+        // command as needing approval and all commands are not auto-approved.
+        let safe = TestHost::new(&dir)
+            .with_settings(json!({"auto_approve": {"execute_safe_commands": true}}));
+        for params in [
+            json!({"command": "ls"}),
+            json!({"command": "ls", "requires_approval": "false"}),
+            json!({"command": "git push", "requires_approval": "true"}),
+        ] {
+            safe.partial(&ExecuteCommand, "execute_command", params)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(
+            safe.previews(),
+            [Preview::Ask("command".into(), "git push".into())]
+        );
+        let all = TestHost::new(&dir).with_settings(json!({"auto_approve": {
+            "execute_safe_commands": true, "execute_all_commands": true}}));
+        all.partial(
+            &ExecuteCommand,
+            "execute_command",
+            json!({"command": "git push", "requires_approval": "true"}),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let subagent = TestHost::new(&dir).as_subagent();
+        subagent
+            .partial(&ExecuteCommand, "execute_command", json!({"command": "ls"}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(all.previews().is_empty() && subagent.previews().is_empty());
+        assert!(ExecuteCommand.specs()[0].partial);
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub use walk::{
 use std::path::Path;
 
 use serde_json::json;
+use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
 
 const DESCRIPTION: &str = "List the files and directories inside a directory. Without \
@@ -84,7 +85,40 @@ impl Tool for ListFiles {
         )
         .approval(ApprovalCategory::Read)
         .path_params(&["path"])
+        .with_partial()
         .read_only()]
+    }
+
+    /// While the call streams: the directory about to be listed (Cline's partial
+    /// `listFilesTopLevel`/`listFilesRecursive` message, empty content), as a `say` when the
+    /// listing will be auto-approved, else as an `ask` (the approval it will need). Nothing is
+    /// listed.
+    fn handle_partial(&self, call: &Call, ctx: &Ctx<'_>) -> Result<(), ToolError> {
+        if call.task.is_subagent {
+            return Ok(());
+        }
+        let raw = call.params.string_or_empty("path");
+        let path = strip_partial_closing_tag(&raw, "path");
+        if path.is_empty() {
+            return Ok(());
+        }
+        let verdict = ctx.check_path(path)?;
+        if verdict.ignored {
+            return Ok(());
+        }
+        let message = json!({
+            "tool": tool_kind(call.params.flag("recursive")),
+            "path": verdict.display,
+            "content": "",
+            "operationIsLocatedInWorkspace": verdict.inside_workspace,
+        })
+        .to_string();
+        if ctx.auto_approves(ApprovalCategory::Read, verdict.inside_workspace) {
+            ctx.say_partial("tool", &message);
+        } else {
+            ctx.ask_partial("tool", &message);
+        }
+        Ok(())
     }
 
     fn describe(&self, call: &Call) -> String {
@@ -111,7 +145,7 @@ impl Tool for ListFiles {
             Ok::<_, ToolError>(entry.ignored)
         })?;
         let ui = json!({
-            "tool": if recursive { "listFilesRecursive" } else { "listFilesTopLevel" },
+            "tool": tool_kind(recursive),
             "path": verdict.display,
             "content": result,
             "operationIsLocatedInWorkspace": verdict.inside_workspace,
@@ -121,5 +155,81 @@ impl Tool for ListFiles {
     }
 }
 
+/// The `ClineSayTool` kind of a listing.
+fn tool_kind(recursive: bool) -> &'static str {
+    if recursive {
+        "listFilesRecursive"
+    } else {
+        "listFilesTopLevel"
+    }
+}
+
 tool_api::submit_tool!(ListFiles);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: ["partial"]);
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use tool_api::sdk::testing::{Preview, TestHost};
+
+    fn message(kind: &str, path: &str, inside: bool) -> String {
+        json!({"tool": kind, "path": path, "content": "", "operationIsLocatedInWorkspace": inside})
+            .to_string()
+    }
+
+    #[test]
+    fn a_streaming_listing_shows_the_directory_and_lists_nothing() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("src")).unwrap();
+        let host = TestHost::new(ws.path());
+        for params in [
+            json!({"path": "sr"}),
+            json!({"path": "src</"}),
+            json!({"path": "src", "recursive": "tr"}),
+            json!({"path": "src", "recursive": "TRUE"}),
+        ] {
+            host.partial(&ListFiles, "list_files", params).unwrap();
+        }
+        assert_eq!(
+            host.previews(),
+            [
+                Preview::Say("tool".into(), message("listFilesTopLevel", "sr", true)),
+                Preview::Say("tool".into(), message("listFilesTopLevel", "src", true)),
+                Preview::Say("tool".into(), message("listFilesTopLevel", "src", true)),
+                Preview::Say("tool".into(), message("listFilesRecursive", "src", true)),
+            ]
+        );
+        assert!(host.said().is_empty());
+
+        // The approval path: a listing that will be asked for streams as an ask.
+        let asking =
+            TestHost::new(ws.path()).with_settings(json!({"auto_approve": {"read_files": false}}));
+        asking
+            .partial(&ListFiles, "list_files", json!({"path": "src"}))
+            .unwrap();
+        let outside = TestHost::new(ws.path())
+            .with_settings(json!({"auto_approve": {"read_files_externally": true}}));
+        outside
+            .partial(
+                &ListFiles,
+                "list_files",
+                json!({"path": "/tmp", "recursive": "true"}),
+            )
+            .unwrap();
+        assert_eq!(
+            [asking.previews(), outside.previews()].concat(),
+            [
+                Preview::Ask("tool".into(), message("listFilesTopLevel", "src", true)),
+                Preview::Say("tool".into(), message("listFilesRecursive", "/tmp", false)),
+            ]
+        );
+        let subagent = TestHost::new(ws.path()).as_subagent();
+        subagent
+            .partial(&ListFiles, "list_files", json!({"path": "src"}))
+            .unwrap();
+        assert!(subagent.previews().is_empty());
+        assert!(ListFiles.specs()[0].partial);
+    }
+}

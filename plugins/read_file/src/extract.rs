@@ -5,11 +5,10 @@ use std::path::Path;
 use base64::Engine;
 use tool_api::workspace::{FsError, OpenedFile};
 
+use crate::documents;
+
 /// Files larger than this are refused (Cline's 20 × 1000 × 1024 bytes).
 pub const MAX_FILE_BYTES: u64 = 20 * 1000 * 1024;
-
-/// Text beyond this many UTF-16 code units (JavaScript string length) is cut.
-pub const MAX_TEXT_UNITS: usize = 400 * 1024;
 
 /// Images wider or taller than this are refused.
 pub const MAX_IMAGE_SIDE: usize = 7500;
@@ -17,7 +16,7 @@ pub const MAX_IMAGE_SIDE: usize = 7500;
 /// What a file yields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Extracted {
-    /// Text (possibly with the size-cap notice appended).
+    /// Text, whole (one read shows a range of it, see [`crate::format_numbered`]).
     Text(String),
     /// An image, base64.
     Image {
@@ -28,15 +27,17 @@ pub enum Extracted {
     },
 }
 
-/// Reads an opened file for the model (`path` gives its extension). The error is the message
-/// after "Error reading file: ".
+/// Reads an opened file for the model (`path` gives its extension); `cancelled` is polled while
+/// a document's text is extracted. The error is the message after "Error reading file: ".
 ///
-/// The size is checked before anything is read, images included: an image larger than
-/// [`MAX_FILE_BYTES`] is refused too (Cline reads any image whole).
+/// The size is checked before anything is read, images and documents included: a file larger
+/// than [`MAX_FILE_BYTES`] is refused (Cline reads any image or document whole). PDF, DOCX and
+/// XLSX text comes from [`crate::documents`], within its limits.
 pub fn extract(
     file: &mut OpenedFile,
     path: &Path,
     supports_images: bool,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<Extracted, String> {
     let extension = path
         .extension()
@@ -45,11 +46,10 @@ pub fn extract(
     if let Some(media_type) = image_media_type(&extension) {
         return read_image(file, media_type, supports_images);
     }
-    match extension.as_str() {
-        "pdf" | "docx" | "xlsx" => {
-            return Err(format!("Cannot read text for file type: .{extension}"));
-        }
-        _ => {}
+    if let Some(kind) = documents::Kind::from_extension(&extension) {
+        let bytes = read_capped(file)?;
+        let text = documents::extract(kind, bytes, documents::Limits::default(), cancelled)?;
+        return Ok(Extracted::Text(text));
     }
     let bytes = read_capped(file)?;
     let text = decode(&bytes, &extension)?;
@@ -58,7 +58,7 @@ pub fn extract(
     } else {
         text
     };
-    Ok(Extracted::Text(cap_text(text)))
+    Ok(Extracted::Text(text))
 }
 
 /// The file's bytes, at most [`MAX_FILE_BYTES`].
@@ -121,25 +121,12 @@ fn decode(bytes: &[u8], extension: &str) -> Result<String, String> {
     Ok(text.into_owned())
 }
 
-/// Cuts text longer than [`MAX_TEXT_UNITS`] UTF-16 code units and appends the notice.
-fn cap_text(text: String) -> String {
-    tool_api::texts::truncate_with_notice(text, MAX_TEXT_UNITS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn long_text_is_capped_with_a_notice() {
-        let text = "x".repeat(MAX_TEXT_UNITS + 2048);
-        let capped = cap_text(text);
-        assert!(capped.starts_with(&"x".repeat(MAX_TEXT_UNITS)));
-        assert!(capped.ends_with("targeted reading.]"));
-        assert!(capped.contains(
-            "This content is 402.0 KB but only the first 400.0 KB is shown (2.0 KB truncated)"
-        ));
-    }
+    // The 400 KiB cap moved to the read of a range (`format`): a whole file's text is no
+    // longer cut here; `format`'s tests check the cap and its notice.
 
     #[test]
     fn notebooks_lose_their_outputs() {

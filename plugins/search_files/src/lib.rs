@@ -48,8 +48,12 @@
 //! - A binary file is skipped even when `path` names it; ripgrep searches a named file as text.
 //! - The cap is exact: Cline stopped reading ripgrep after 1,500 lines of JSON, so matches with
 //!   much context, or many small files, could show fewer than 300 results.
-//! - An invalid regex or a missing path gives `Found 0 results.` as Cline does, but cannot count
-//!   as a mistake: the host offers no way to count one for a successful result.
+//! - An invalid regex or `file_pattern` is an error the model reads, and a mistake: the text is
+//!   Cline's for a ripgrep failure, `ripgrep process error: ` and ripgrep's own message
+//!   (`regex parse error:` with the pattern, a caret under the fault and the reason). Cline
+//!   caught that error and answered `Found 0 results.`, so the model never learnt why.
+//! - A missing path gives `Found 0 results.` as Cline does, but cannot count as a mistake: the
+//!   host offers no way to count one for a successful result.
 
 mod collect;
 mod format;
@@ -63,13 +67,14 @@ pub use format::{
     display_path, format_results, MAX_OUTPUT_BYTES, MAX_RESULTS, NO_RESULTS, TRUNCATION_NOTICE,
 };
 pub use read::{FileReader, WHOLE_FILE_LIMIT};
-pub use search::{search, Gate, Query, SearchError, Target};
+pub use search::{search, validate, Gate, Query, SearchError, Target};
 pub use sink::{FileSink, Hit};
-pub use walk::{walker, DEFAULT_PATTERN};
+pub use walk::{check_pattern, walker, DEFAULT_PATTERN};
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
+use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
 
 /// The setting that restores Cline's search of hidden and ignored files.
@@ -115,7 +120,43 @@ impl Tool for SearchFiles {
         )
         .approval(ApprovalCategory::Read)
         .path_params(&["path"])
+        .with_partial()
         .read_only()]
+    }
+
+    /// While the call streams: where and what is about to be searched (Cline's partial
+    /// `searchFiles` message, empty content), as a `say` when the search will be auto-approved,
+    /// else as an `ask`. Nothing is searched.
+    fn handle_partial(&self, call: &Call, ctx: &Ctx<'_>) -> Result<(), ToolError> {
+        if call.task.is_subagent {
+            return Ok(());
+        }
+        let value = |name: &str| {
+            strip_partial_closing_tag(&call.params.string_or_empty(name), name).to_string()
+        };
+        let path = value("path");
+        if path.is_empty() {
+            return Ok(());
+        }
+        let verdict = ctx.check_path(&path)?;
+        if verdict.ignored {
+            return Ok(());
+        }
+        let message = json!({
+            "tool": "searchFiles",
+            "path": verdict.display,
+            "content": "",
+            "regex": value("regex"),
+            "filePattern": value("file_pattern"),
+            "operationIsLocatedInWorkspace": verdict.inside_workspace,
+        })
+        .to_string();
+        if ctx.auto_approves(ApprovalCategory::Read, verdict.inside_workspace) {
+            ctx.say_partial("tool", &message);
+        } else {
+            ctx.ask_partial("tool", &message);
+        }
+        Ok(())
     }
 
     fn describe(&self, call: &Call) -> String {
@@ -136,6 +177,15 @@ impl Tool for SearchFiles {
             file_pattern: file_pattern.as_deref(),
             include_hidden: ctx.setting::<bool>(INCLUDE_HIDDEN_SETTING).unwrap_or(false),
         };
+        if let Err(SearchError::Regex(message) | SearchError::Pattern(message)) =
+            validate(&query, Path::new(&verdict.absolute))
+        {
+            // ripgrep's message, as Cline words a ripgrep failure.
+            return Err(ToolError::new(
+                ToolErrorKind::FAILED,
+                ripgrep_error(&message),
+            ));
+        }
         let gate = HostGate { ctx };
         let workspace = ctx.workspace();
         let target = match workspace.open_dir(&verdict) {
@@ -167,8 +217,13 @@ impl Tool for SearchFiles {
                     "The search was cancelled.",
                 ))
             }
-            // Cline reports a search that could not run (bad regex, bad glob, missing path) as
-            // finding nothing.
+            Err(SearchError::Regex(message) | SearchError::Pattern(message)) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::FAILED,
+                    ripgrep_error(&message),
+                ))
+            }
+            // Cline reports a search that could not run (a missing path) as finding nothing.
             Err(e) => {
                 ctx.log_debug(&format!("search_files: {e}"));
                 NO_RESULTS.to_string()
@@ -177,6 +232,12 @@ impl Tool for SearchFiles {
         ctx.say("tool", &ui_message(&verdict, &result, &regex, file_pattern));
         Ok(ToolContent::text(result))
     }
+}
+
+/// The error for a regex or file pattern ripgrep refuses: Cline's text for a failed ripgrep
+/// run, `ripgrep process error: ` and what ripgrep prints (without its final line break).
+pub fn ripgrep_error(message: &str) -> String {
+    format!("ripgrep process error: {}", message.trim_end())
 }
 
 /// The `say("tool")` message: Cline's `searchFiles` payload.
@@ -218,7 +279,7 @@ impl Gate for HostGate<'_, '_> {
 }
 
 tool_api::submit_tool!(SearchFiles);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: ["partial"]);
 
 #[cfg(test)]
 mod tests {
@@ -244,6 +305,107 @@ mod tests {
             tool.describe(&call(r#"{"path":".","regex":"x","file_pattern":""}"#)),
             "[search_files for 'x']"
         );
+    }
+
+    #[test]
+    fn an_invalid_regex_or_pattern_is_ripgreps_error() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.txt"), "TODO\n").unwrap();
+        let host = tool_api::sdk::testing::TestHost::new(ws.path());
+        let error = |params: Value| {
+            let error = host.call(&SearchFiles, "search_files", params).unwrap_err();
+            assert_eq!(error.kind, ToolErrorKind::FAILED);
+            error.message.to_string()
+        };
+        // ripgrep's own messages (`rg -e REGEX` prints them the same way).
+        assert_eq!(
+            error(json!({"path": ".", "regex": "("})),
+            "ripgrep process error: regex parse error:\n    (\n    ^\nerror: unclosed group"
+        );
+        assert_eq!(
+            error(json!({"path": ".", "regex": "[a-"})),
+            "ripgrep process error: regex parse error:\n    [a-\n    ^\nerror: unclosed character class"
+        );
+        assert_eq!(
+            error(json!({"path": ".", "regex": "a{2,1}"})),
+            "ripgrep process error: regex parse error:\n    a{2,1}\n     ^^^^^\nerror: invalid repetition count range, the start must be <= the end"
+        );
+        assert_eq!(
+            error(json!({"path": ".", "regex": "\\p{Nope}"})),
+            "ripgrep process error: regex parse error:\n    \\p{Nope}\n    ^^^^^^^^\nerror: Unicode property not found"
+        );
+        let glob = "ripgrep process error: error parsing glob '[a-': unclosed character class; missing ']'";
+        assert_eq!(
+            error(json!({"path": ".", "regex": "TODO", "file_pattern": "[a-"})),
+            glob
+        );
+        // Whatever the path: a single file, or one that does not exist.
+        assert_eq!(
+            error(json!({"path": "a.txt", "regex": "TODO", "file_pattern": "[a-"})),
+            glob
+        );
+        assert!(error(json!({"path": "missing", "regex": "("})).contains("unclosed group"));
+        // A valid search of a missing path still finds nothing.
+        let found = host
+            .call(
+                &SearchFiles,
+                "search_files",
+                json!({"path": "missing", "regex": "x"}),
+            )
+            .unwrap();
+        assert_eq!(found.joined_text(), NO_RESULTS);
+    }
+
+    #[test]
+    fn a_streaming_search_shows_what_is_searched_and_searches_nothing() {
+        use tool_api::sdk::testing::{Preview, TestHost};
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.txt"), "TODO\n").unwrap();
+        let message = |regex: &str, pattern: &str, inside: bool, path: &str| {
+            json!({"tool": "searchFiles", "path": path, "content": "", "regex": regex,
+                "filePattern": pattern, "operationIsLocatedInWorkspace": inside})
+            .to_string()
+        };
+        let host = TestHost::new(ws.path());
+        for params in [
+            json!({"path": "."}),
+            json!({"path": ".", "regex": "TO"}),
+            json!({"path": ".", "regex": "TODO", "file_pattern": "*.t</file_patt"}),
+            // An invalid regex while it streams is no error: nothing runs yet.
+            json!({"path": ".", "regex": "(unclosed"}),
+        ] {
+            host.partial(&SearchFiles, "search_files", params).unwrap();
+        }
+        let cwd = ws
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!(
+            host.previews(),
+            [
+                Preview::Say("tool".into(), message("", "", true, &cwd)),
+                Preview::Say("tool".into(), message("TO", "", true, &cwd)),
+                Preview::Say("tool".into(), message("TODO", "*.t", true, &cwd)),
+                Preview::Say("tool".into(), message("(unclosed", "", true, &cwd)),
+            ]
+        );
+        assert!(host.said().is_empty());
+        let asking =
+            TestHost::new(ws.path()).with_settings(json!({"auto_approve": {"read_files": false}}));
+        asking
+            .partial(
+                &SearchFiles,
+                "search_files",
+                json!({"path": ".", "regex": "x"}),
+            )
+            .unwrap();
+        assert_eq!(
+            asking.previews(),
+            [Preview::Ask("tool".into(), message("x", "", true, &cwd))]
+        );
+        assert!(SearchFiles.specs()[0].partial);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use tool_api::workspace::{Dir, FsError};
 use crate::collect::{Collector, FileHits};
 use crate::read::FileReader;
 use crate::sink::FileSink;
-use crate::walk::walker;
+use crate::walk::{check_pattern, walker};
 
 /// What to search for.
 #[derive(Debug, Clone, Copy)]
@@ -42,9 +42,9 @@ pub trait Gate: Sync {
 /// Why a search did not run to the end.
 #[derive(Debug)]
 pub enum SearchError {
-    /// The regex does not compile.
+    /// The regex does not compile: ripgrep's message for it.
     Regex(String),
-    /// The file pattern is not a valid glob.
+    /// The file pattern is not a valid glob: ripgrep's message for it.
     Pattern(String),
     /// The path to search cannot be read.
     Root(FsError),
@@ -103,6 +103,8 @@ pub fn search(
     let (anchor, root) = match target {
         Target::Dir { dir, path } => (dir, path.as_path()),
         Target::File { dir, name, path } => {
+            check_pattern(path, query.file_pattern)
+                .map_err(|e| SearchError::Pattern(e.to_string()))?;
             let searcher = searcher(cap);
             let collector = Collector::new(cap);
             let mut sink = FileSink::default();
@@ -169,6 +171,13 @@ pub fn search(
     Ok(collector.into_files())
 }
 
+/// Checks the regex and the file pattern as ripgrep does before it searches anything: an
+/// invalid one is an error whatever the path (`root` anchors the pattern).
+pub fn validate(query: &Query<'_>, root: &Path) -> Result<(), SearchError> {
+    matcher(query.regex)?;
+    check_pattern(root, query.file_pattern).map_err(|e| SearchError::Pattern(e.to_string()))
+}
+
 /// The regex as ripgrep builds it for a line-oriented search.
 fn matcher(regex: &str) -> Result<RegexMatcher, SearchError> {
     RegexMatcherBuilder::new()
@@ -178,7 +187,21 @@ fn matcher(regex: &str) -> Result<RegexMatcher, SearchError> {
         .dot_matches_new_line(false)
         .ban_byte(Some(b'\0'))
         .build(regex)
-        .map_err(|e| SearchError::Regex(e.to_string()))
+        .map_err(|e| SearchError::Regex(regex_error(regex, &e.to_string())))
+}
+
+/// What ripgrep prints for a regex it refuses: the parser's error on the pattern as given
+/// (grep-regex's own message quotes the pattern wrapped in a group), else grep-regex's message.
+fn regex_error(regex: &str, matcher_error: &str) -> String {
+    match regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .octal(false)
+        .build()
+        .parse(regex)
+    {
+        Err(e) => e.to_string(),
+        Ok(_) => matcher_error.to_string(),
+    }
 }
 
 /// One line of context each side; a file stops after `cap` matches (and that match's context

@@ -49,6 +49,15 @@ pub fn walker(
     Ok(builder.build_parallel())
 }
 
+/// Checks that `file_pattern` is a valid glob (ripgrep refuses an invalid `--glob` whatever it
+/// searches, a single file included).
+pub fn check_pattern(root: &Path, file_pattern: Option<&str>) -> Result<(), ignore::Error> {
+    let pattern = file_pattern
+        .filter(|p| !p.is_empty())
+        .unwrap_or(DEFAULT_PATTERN);
+    globs(root, pattern).map(|_| ())
+}
+
 /// The pattern as ripgrep's glob matcher: `!` negates, a pattern without `/` matches names at
 /// any depth, a pattern that selects files leaves directories alone.
 fn globs(root: &Path, pattern: &str) -> Result<Override, ignore::Error> {

@@ -7,7 +7,7 @@ use tool_api::model::PathVerdict;
 use tool_api::workspace::Workspace;
 
 use crate::content::{apply_model_fixes, final_content, for_model, strip_code_fences};
-use crate::matcher::construct_new_file_content;
+use crate::matcher::{construct_new_file_content, has_search_marker};
 use crate::{texts, write};
 
 /// Which of the three tools runs.
@@ -138,6 +138,14 @@ cannot be applied to it. The file was not changed."
             texts::diff_error(display, &for_model(display, &original))
         ))
     })?;
+    // A final diff that applied no block at all would save the file unchanged and report
+    // success (Cline does); the model should hear that its diff was not understood.
+    if is_final && replaced.match_indices.is_empty() {
+        return Err(PrepareError::Diff(texts::no_block_error(
+            display,
+            has_search_marker(&diff),
+        )));
+    }
     Ok(Prepared {
         existed,
         new_content: replaced.new_content,
@@ -354,6 +362,37 @@ mod tests {
             )
         );
         assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+    }
+
+    #[test]
+    fn a_diff_that_applies_no_block_is_an_error_and_changes_nothing() {
+        let root = tempfile::tempdir().unwrap();
+        let target = root.path().join("f.txt");
+        let at = at(root.path(), "f.txt");
+        fs::write(&target, "a\nb\n").unwrap();
+        for (diff, has_markers) in [
+            // No markers at all: prose, a bare replacement, a blank line.
+            ("just make b uppercase", false),
+            ("-b\n+B", false),
+            ("\n", false),
+            // Markers, but no block is complete.
+            ("------- SEARCH\nb", true),
+            ("------- SEARCH\nb\n==", true),
+        ] {
+            let error = prepare(&request(EditKind::ReplaceInFile, diff, &at), true).unwrap_err();
+            assert_eq!(
+                error,
+                PrepareError::Diff(texts::no_block_error("f.txt", has_markers)),
+                "{diff:?}"
+            );
+            // While streaming, such a diff is only an incomplete preview.
+            assert!(prepare(&request(EditKind::ReplaceInFile, diff, &at), false).is_ok());
+        }
+        let message = texts::no_block_error("f.txt", false);
+        assert!(message.starts_with("The diff contains no SEARCH/REPLACE block"));
+        assert!(message.contains("\n------- SEARCH\nlines copied exactly from the file\n=======\n"));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "a\nb\n");
+        assert_eq!(entries(root.path()), vec!["f.txt"]);
     }
 
     #[test]

@@ -13,8 +13,10 @@
 //! a call gets here.
 //!
 //! Deliberate differences from Cline: the HTML-entity fixes for non-Claude models apply only when
-//! the host names the model (setting `model.id`), and an empty content is written (Cline's
-//! headless mode silently skips it).
+//! the host names the model (setting `model.id`), an empty content is written (Cline's
+//! headless mode silently skips it), and a `replace_in_file` diff that applies no SEARCH/REPLACE
+//! block (no markers at all, or no complete block) is an error that says what a valid diff looks
+//! like (Cline saves the file unchanged and reports success).
 
 mod content;
 mod edit;

@@ -311,6 +311,11 @@ fn is_search_start(line: &str) -> bool {
     is_marker(line, '-', "SEARCH") || is_marker(line, '<', "SEARCH")
 }
 
+/// Whether any line of `diff` is a SEARCH marker (`------- SEARCH` or the legacy `<<<<<<< SEARCH`).
+pub fn has_search_marker(diff: &str) -> bool {
+    diff.split('\n').any(is_search_start)
+}
+
 /// `^={3,}$`.
 fn is_separator(line: &str) -> bool {
     line.len() >= 3 && line.bytes().all(|b| b == b'=')

@@ -77,6 +77,28 @@ Rules:\n\
     )
 }
 
+/// The error for a final `replace_in_file` diff that applies no SEARCH/REPLACE block: either it
+/// has no SEARCH marker at all (`has_markers` false) or none of its blocks is complete. Cline
+/// saved the file unchanged and reported success.
+pub fn no_block_error(rel_path: &str, has_markers: bool) -> String {
+    let what = if has_markers {
+        "The diff has no complete SEARCH/REPLACE block: a '------- SEARCH' marker needs the lines \
+to find, a '=======' line, the replacement lines and a '+++++++ REPLACE' line"
+    } else {
+        "The diff contains no SEARCH/REPLACE block: no line of it is a '------- SEARCH' marker"
+    };
+    format!(
+        "{what}, so '{rel_path}' was not changed.\n\n\
+A valid diff holds one or more blocks like this one, each marker on a line of its own:\n\
+------- SEARCH\n\
+lines copied exactly from the file\n\
+=======\n\
+the lines to put in their place\n\
++++++++ REPLACE\n\n\
+To replace the whole file, use write_to_file instead."
+    )
+}
+
 /// The help that follows a SEARCH/REPLACE failure: why it probably failed, the file's current
 /// content, and how to retry.
 pub fn diff_error(rel_path: &str, original: &str) -> String {

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::abi::{HostRef, ToolError, ToolErrorKind};
 use crate::model::{
-    ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, TaskContext, ToolContent,
+    ApprovalCategory, ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, TaskContext,
+    ToolContent,
 };
 use crate::workspace::Workspace;
 
@@ -51,6 +52,31 @@ fn encode<T: serde::Serialize>(value: &T) -> Result<String, ToolError> {
     })
 }
 
+/// Cline's auto-approval rule over the `[auto_approve]` settings (`setting` looks a key up, e.g.
+/// `read_files`; an unset key has the host's default, only `read_files` being on): a category's
+/// setting grants operations inside the workspace, its `_externally` companion extends that to
+/// outside, and only on top of it; `command` needs `execute_safe_commands` and
+/// `execute_all_commands`; web, browser and MCP settings cover both.
+pub fn auto_approves(
+    setting: impl Fn(&str) -> Option<bool>,
+    category: ApprovalCategory,
+    inside_workspace: bool,
+) -> bool {
+    let on = |key: &str| setting(key).unwrap_or(key == "read_files");
+    let (local, external) = match category {
+        ApprovalCategory::Read => (on("read_files"), on("read_files_externally")),
+        ApprovalCategory::Edit => (on("edit_files"), on("edit_files_externally")),
+        ApprovalCategory::SafeCommand => return on("execute_safe_commands"),
+        ApprovalCategory::Command => {
+            return on("execute_safe_commands") && on("execute_all_commands")
+        }
+        ApprovalCategory::Browser => return on("use_browser"),
+        ApprovalCategory::Web => return on("use_web"),
+        ApprovalCategory::Mcp => return on("use_mcp"),
+    };
+    local && (inside_workspace || external)
+}
+
 impl<'a> Ctx<'a> {
     /// Wraps the host services of a call.
     pub fn new(host: HostRef<'a>, task: &TaskContext) -> Self {
@@ -61,6 +87,7 @@ impl<'a> Ctx<'a> {
                 cwd: task.cwd.clone(),
                 workspace_roots: task.workspace_roots.clone(),
                 path_verdicts: task.path_verdicts.clone(),
+                is_subagent: task.is_subagent,
                 ..TaskContext::default()
             },
             workspace: OnceLock::new(),
@@ -105,6 +132,21 @@ impl<'a> Ctx<'a> {
     /// Sends a partial ask (a streaming preview); its answer is ignored.
     pub fn ask_partial(&self, kind: &str, text: &str) {
         let _ = self.host.ask(RStr::from(kind), RStr::from(text), true);
+    }
+
+    /// Whether the settings auto-approve an operation of `category` (inside the workspace or
+    /// not): the `[auto_approve]` rule the host applies, read from the settings the host shares
+    /// (see [`auto_approves`]); a subagent's calls always are. The host's `--yes` is not visible
+    /// to plugins, so this is for choosing how to preview a streaming call (Cline's partial
+    /// `say` for what will run unasked, a partial `ask` for what will be asked); the real
+    /// decision is the host's, made when the complete call runs.
+    pub fn auto_approves(&self, category: ApprovalCategory, inside_workspace: bool) -> bool {
+        self.roots.is_subagent
+            || auto_approves(
+                |key| self.setting::<bool>(&format!("auto_approve.{key}")),
+                category,
+                inside_workspace,
+            )
     }
 
     /// Applies the approval policy to a request.

@@ -33,7 +33,7 @@ pub mod testing;
 mod tool;
 
 pub use adapter::{handler_box, ToolAdapter};
-pub use context::{Ctx, Proposal};
+pub use context::{auto_approves, Ctx, Proposal};
 pub use guard::{guard, panic_message};
 pub use params::{missing, parse_int_like_js, Params};
 pub use tool::{Call, Tool, ToolRegistration, ToolResult};

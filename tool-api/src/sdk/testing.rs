@@ -54,14 +54,26 @@ impl From<&str> for CallParams {
 }
 
 /// In-memory host services: every approval is granted, paths get the host's own verdicts
-/// (the workspace boundary and the directory's `.clineignore`), UI events are recorded, nobody
+/// (the workspace boundary and the directory's `.clineignore`), UI events are recorded
+/// (complete ones by [`TestHost::said`], streaming previews by [`TestHost::previews`]), nobody
 /// answers questions, and settings come from a JSON object.
 pub struct TestHost {
     cwd: PathBuf,
     workspace: OnceLock<Option<Workspace>>,
     settings: Value,
+    subagent: bool,
     said: Mutex<Vec<(String, String)>>,
+    previews: Mutex<Vec<Preview>>,
     reads: Mutex<HashMap<String, (u64, u32)>>,
+}
+
+/// A streaming preview a partial handler sent: a partial `say` or a partial `ask`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preview {
+    /// `Ctx::say_partial(kind, text)`.
+    Say(String, String),
+    /// `Ctx::ask_partial(kind, text)`.
+    Ask(String, String),
 }
 
 impl TestHost {
@@ -71,9 +83,17 @@ impl TestHost {
             cwd: cwd.into(),
             workspace: OnceLock::new(),
             settings: Value::Object(Default::default()),
+            subagent: false,
             said: Mutex::default(),
+            previews: Mutex::default(),
             reads: Mutex::default(),
         }
+    }
+
+    /// The same host, running its calls as a subagent's (`TaskContext::is_subagent`).
+    pub fn as_subagent(mut self) -> Self {
+        self.subagent = true;
+        self
     }
 
     /// The same host with these settings (a JSON object, looked up by dotted keys).
@@ -84,6 +104,29 @@ impl TestHost {
 
     /// Calls `tool` under `name` with `params`.
     pub fn call(&self, tool: &impl Tool, name: &str, params: Value) -> ToolResult {
+        let call = self.task_call(name, params);
+        let ctx = Ctx::new(HostServices_TO::from_ptr(self, TD_Opaque), &call.task);
+        super::guard(|| tool.execute(&call, &ctx))
+    }
+
+    /// Hands `tool` a still-streaming call under `name` with the `params` so far
+    /// (`Tool::handle_partial`); what it shows is in [`TestHost::previews`].
+    pub fn partial(&self, tool: &impl Tool, name: &str, params: Value) -> Result<(), ToolError> {
+        let call = self.task_call(name, params);
+        let ctx = Ctx::new(HostServices_TO::from_ptr(self, TD_Opaque), &call.task);
+        super::guard(|| tool.handle_partial(&call, &ctx))
+    }
+
+    /// The streaming previews so far, in order.
+    pub fn previews(&self) -> Vec<Preview> {
+        self.previews
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The call a tool receives.
+    fn task_call(&self, name: &str, params: Value) -> Call {
         let params = match params {
             Value::Object(map) => Params::from_map(map),
             _ => Params::default(),
@@ -101,16 +144,15 @@ impl TestHost {
             task_id: "test".to_string(),
             cwd,
             workspace_roots,
+            is_subagent: self.subagent,
             ..TaskContext::default()
         };
-        let call = Call {
+        Call {
             name: name.to_string(),
             call_id: String::new(),
             params,
             task,
-        };
-        let ctx = Ctx::new(HostServices_TO::from_ptr(self, TD_Opaque), &call.task);
-        super::guard(|| tool.execute(&call, &ctx))
+        }
     }
 
     /// A call of `name` with `params` (a JSON object, or JSON text of one) in a default task:
@@ -142,7 +184,12 @@ impl TestHost {
 
 impl HostServices for TestHost {
     fn say(&self, kind: RStr<'_>, text: RStr<'_>, partial: bool) {
-        if !partial {
+        if partial {
+            self.previews
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(Preview::Say(kind.to_string(), text.to_string()));
+        } else {
             self.said
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -150,7 +197,13 @@ impl HostServices for TestHost {
         }
     }
 
-    fn ask(&self, _kind: RStr<'_>, _text: RStr<'_>, _partial: bool) -> RResult<RString, ToolError> {
+    fn ask(&self, kind: RStr<'_>, text: RStr<'_>, partial: bool) -> RResult<RString, ToolError> {
+        if partial {
+            self.previews
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(Preview::Ask(kind.to_string(), text.to_string()));
+        }
         RErr(ToolError::new(
             ToolErrorKind::UNAVAILABLE,
             "No user is available to answer.",

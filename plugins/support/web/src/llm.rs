@@ -59,9 +59,11 @@ impl LlmSection {
         let protocol = match string(source, "llm.protocol")?.as_deref().map(str::trim) {
             None | Some("openai") => Protocol::OpenAi,
             Some("anthropic") => Protocol::Anthropic,
-            Some(other) => return Err(ConfigError(format!(
+            Some(other) => {
+                return Err(ConfigError(format!(
                 "The setting llm.protocol must be \"openai\" or \"anthropic\" (found \"{other}\")."
-            ))),
+            )))
+            }
         };
         let timeout_ms = positive_int(source, "llm.timeout_ms")?.unwrap_or(DEFAULT_TIMEOUT_MS);
         let proxy = match string(source, "llm.proxy")?.as_deref().map(str::trim) {
