@@ -192,3 +192,6 @@ impl Output {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod office_tests;
