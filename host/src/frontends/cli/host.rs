@@ -68,7 +68,7 @@ impl PluginSource {
         trusted_key: Option<&Path>,
     ) -> Result<Self, String> {
         let bundle = match (bundle, trusted_key) {
-            (Some(dir), Some(key)) => Opened::open(dir, key)?,
+            (Some(dir), Some(key)) => Opened::open(dir, key).map_err(|e| e.to_string())?,
             (Some(_), None) => return Err("--bundle needs --trusted-key PUB".to_string()),
             (None, Some(_)) => {
                 return Err(

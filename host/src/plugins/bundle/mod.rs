@@ -120,14 +120,74 @@ impl Manifest {
     }
 }
 
+/// What went wrong with a bundle, its keys or its signature.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BundleError {
+    /// A file that must be read cannot be.
+    #[error("cannot read {}: {message}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A file that must be written cannot be.
+    #[error("cannot write {}: {message}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A key file holds no key.
+    #[error("{} is not a key (expected 64 hex digits or 32 bytes)", .0.display())]
+    NotAKey(PathBuf),
+    /// A public key file holds bytes that are no Ed25519 public key.
+    #[error("{} is not a valid public key: {message}", path.display())]
+    NotAPublicKey {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The signature file holds no signature.
+    #[error("{} is not an Ed25519 signature", .0.display())]
+    NotASignature(PathBuf),
+    /// The signature does not verify.
+    #[error("the signature does not verify with the trusted key (the manifest was changed after signing, or signed with another key)")]
+    Unverified,
+    /// The manifest does not parse or breaks a rule.
+    #[error("{}: {message}", path.display())]
+    Manifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn read_error(path: &Path, e: &std::io::Error) -> BundleError {
+    BundleError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn write_error(path: &Path, e: &std::io::Error) -> BundleError {
+    BundleError::Write {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
 /// SHA-256 of a file, lowercase hex.
-pub fn sha256_file(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn sha256_file(path: &Path) -> Result<String, BundleError> {
+    let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
     Ok(hex::encode(Sha256::digest(&bytes)))
 }
 
 /// Writes a new key pair to `PREFIX.key` (secret, mode 0600 on Unix) and `PREFIX.pub`.
-pub fn generate_keys(prefix: &Path) -> Result<(PathBuf, PathBuf), String> {
+pub fn generate_keys(prefix: &Path) -> Result<(PathBuf, PathBuf), BundleError> {
     let key = SigningKey::generate(&mut rand_core::OsRng);
     let secret = with_suffix(prefix, "key");
     let public = with_suffix(prefix, "pub");
@@ -137,15 +197,14 @@ pub fn generate_keys(prefix: &Path) -> Result<(PathBuf, PathBuf), String> {
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options
         .open(&secret)
-        .map_err(|e| format!("cannot create {}: {e}", secret.display()))?;
+        .map_err(|e| write_error(&secret, &e))?;
     std::io::Write::write_all(
         &mut file,
         format!("{}\n", hex::encode(key.to_bytes())).as_bytes(),
     )
-    .map_err(|e| format!("cannot write {}: {e}", secret.display()))?;
+    .map_err(|e| write_error(&secret, &e))?;
     let public_hex = format!("{}\n", hex::encode(key.verifying_key().to_bytes()));
-    std::fs::write(&public, public_hex)
-        .map_err(|e| format!("cannot write {}: {e}", public.display()))?;
+    std::fs::write(&public, public_hex).map_err(|e| write_error(&public, &e))?;
     Ok((secret, public))
 }
 
@@ -157,8 +216,8 @@ fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
 }
 
 /// Reads a 32-byte key file: 64 hex digits (whitespace around them ignored) or raw bytes.
-fn read_key_bytes(path: &Path) -> Result<[u8; 32], String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+fn read_key_bytes(path: &Path) -> Result<[u8; 32], BundleError> {
+    let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
     let decoded = std::str::from_utf8(&bytes)
         .ok()
         .and_then(|text| hex::decode(text.trim()).ok());
@@ -166,71 +225,66 @@ fn read_key_bytes(path: &Path) -> Result<[u8; 32], String> {
         Some(key) => key,
         None => bytes,
     };
-    key.try_into().map_err(|_| {
-        format!(
-            "{} is not a key (expected 64 hex digits or 32 bytes)",
-            path.display()
-        )
-    })
+    key.try_into()
+        .map_err(|_| BundleError::NotAKey(path.to_path_buf()))
 }
 
 /// Reads a secret key file.
-pub fn read_secret_key(path: &Path) -> Result<SigningKey, String> {
+pub fn read_secret_key(path: &Path) -> Result<SigningKey, BundleError> {
     read_key_bytes(path).map(|bytes| SigningKey::from_bytes(&bytes))
 }
 
 /// Reads a public key file.
-pub fn read_public_key(path: &Path) -> Result<VerifyingKey, String> {
+pub fn read_public_key(path: &Path) -> Result<VerifyingKey, BundleError> {
     let bytes = read_key_bytes(path)?;
-    VerifyingKey::from_bytes(&bytes)
-        .map_err(|e| format!("{} is not a valid public key: {e}", path.display()))
+    VerifyingKey::from_bytes(&bytes).map_err(|e| BundleError::NotAPublicKey {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 /// Signs `DIR/bundle.toml` (its exact bytes) into `DIR/bundle.toml.sig`.
-pub fn sign(dir: &Path, key: &SigningKey) -> Result<PathBuf, String> {
+pub fn sign(dir: &Path, key: &SigningKey) -> Result<PathBuf, BundleError> {
     let manifest = dir.join(MANIFEST_FILE);
-    let bytes =
-        std::fs::read(&manifest).map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
-    Manifest::parse(&String::from_utf8_lossy(&bytes))
-        .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let bytes = std::fs::read(&manifest).map_err(|e| read_error(&manifest, &e))?;
+    Manifest::parse(&String::from_utf8_lossy(&bytes)).map_err(|message| BundleError::Manifest {
+        path: manifest.clone(),
+        message,
+    })?;
     let signature = key.sign(&bytes);
     let out = dir.join(SIGNATURE_FILE);
     std::fs::write(&out, format!("{}\n", hex::encode(signature.to_bytes())))
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        .map_err(|e| write_error(&out, &e))?;
     Ok(out)
 }
 
 /// Checks the signature of `DIR/bundle.toml` and parses it. `Err` says why nothing of the
 /// bundle may be trusted.
-pub fn verified_manifest(dir: &Path, key: &VerifyingKey) -> Result<Manifest, String> {
+pub fn verified_manifest(dir: &Path, key: &VerifyingKey) -> Result<Manifest, BundleError> {
     let path = dir.join(MANIFEST_FILE);
-    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = std::fs::read(&path).map_err(|e| read_error(&path, &e))?;
     let sig_path = dir.join(SIGNATURE_FILE);
-    let sig_text = std::fs::read_to_string(&sig_path)
-        .map_err(|e| format!("cannot read the signature {}: {e}", sig_path.display()))?;
+    let sig_text = std::fs::read_to_string(&sig_path).map_err(|e| read_error(&sig_path, &e))?;
     let signature = hex::decode(sig_text.trim())
         .ok()
         .and_then(|bytes| Signature::from_slice(&bytes).ok())
-        .ok_or_else(|| format!("{} is not an Ed25519 signature", sig_path.display()))?;
-    key.verify(&bytes, &signature).map_err(|_| {
-        "the signature does not verify with the trusted key (the manifest was changed after \
-         signing, or signed with another key)"
-            .to_string()
-    })?;
+        .ok_or_else(|| BundleError::NotASignature(sig_path.clone()))?;
+    key.verify(&bytes, &signature)
+        .map_err(|_| BundleError::Unverified)?;
     Manifest::parse(&String::from_utf8_lossy(&bytes))
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|message| BundleError::Manifest { path, message })
 }
 
 /// A bundle directory whose signature was checked: the manifest, or why it is not trusted.
 #[derive(Debug, Clone)]
 pub struct Opened {
     dir: PathBuf,
-    manifest: Result<Manifest, String>,
+    manifest: Result<Manifest, BundleError>,
 }
 
 impl Opened {
     /// Checks `dir`'s manifest against the trusted public key file.
-    pub fn open(dir: &Path, trusted_key: &Path) -> Result<Self, String> {
+    pub fn open(dir: &Path, trusted_key: &Path) -> Result<Self, BundleError> {
         let key = read_public_key(trusted_key)?;
         Ok(Self {
             dir: dir.to_path_buf(),
@@ -364,7 +418,7 @@ fn check_files<'a>(dir: &Path, manifest: &'a Manifest) -> FileCheck<'a> {
                 Err(e) => PluginCheck {
                     entry,
                     sha256: None,
-                    problem: Some(e),
+                    problem: Some(e.to_string()),
                 },
             }
         })
@@ -393,11 +447,12 @@ pub fn inspect(dir: &Path, key: Option<&VerifyingKey>) -> Value {
         },
         None => ("unchecked", None, unverified_manifest(dir)),
     };
+    let signature_error = signature_error.map(|e: BundleError| e.to_string());
     let mut problems: Vec<String> = signature_error.iter().cloned().collect();
     let manifest = match manifest {
         Ok(manifest) => manifest,
         Err(e) => {
-            problems.push(e);
+            problems.push(e.to_string());
             return json!({"dir": dir, "signature": signature, "signature_error": signature_error,
                           "bundle": null, "plugins": [], "extra_libraries": [], "policy": null,
                           "problems": problems});
@@ -430,11 +485,10 @@ pub fn inspect(dir: &Path, key: Option<&VerifyingKey>) -> Value {
     })
 }
 
-fn unverified_manifest(dir: &Path) -> Result<Manifest, String> {
+fn unverified_manifest(dir: &Path) -> Result<Manifest, BundleError> {
     let path = dir.join(MANIFEST_FILE);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Manifest::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let text = std::fs::read_to_string(&path).map_err(|e| read_error(&path, &e))?;
+    Manifest::parse(&text).map_err(|message| BundleError::Manifest { path, message })
 }
 
 #[cfg(test)]
@@ -442,12 +496,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_signature_covers_the_exact_bytes() -> Result<(), String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    fn a_signature_covers_the_exact_bytes() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         let (secret, public) = generate_keys(&dir.path().join("org"))?;
         let manifest = "[bundle]\nname = \"b\"\nversion = \"1.0.0\"\n";
         let path = dir.path().join(MANIFEST_FILE);
-        std::fs::write(&path, manifest).map_err(|e| e.to_string())?;
+        std::fs::write(&path, manifest)?;
         sign(dir.path(), &read_secret_key(&secret)?)?;
         let key = read_public_key(&public)?;
         assert_eq!(
@@ -457,22 +511,19 @@ mod tests {
                 version: "1.0.0".into()
             })
         );
-        std::fs::write(&path, format!("{manifest}\n")).map_err(|e| e.to_string())?;
-        let refused = verified_manifest(dir.path(), &key)
-            .err()
-            .unwrap_or_default();
-        assert!(
-            refused.starts_with("the signature does not verify"),
-            "{refused}"
+        std::fs::write(&path, format!("{manifest}\n"))?;
+        assert_eq!(
+            verified_manifest(dir.path(), &key).err(),
+            Some(BundleError::Unverified)
         );
         Ok(())
     }
 
     #[test]
-    fn hashes_are_sha256_hex() -> Result<(), String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    fn hashes_are_sha256_hex() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         let path = dir.path().join("abc");
-        std::fs::write(&path, "abc").map_err(|e| e.to_string())?;
+        std::fs::write(&path, "abc")?;
         assert_eq!(
             sha256_file(&path)?,
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
