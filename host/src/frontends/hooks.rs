@@ -64,7 +64,9 @@ pub fn run_command(command: HooksCommand, settings: Option<&Path>) -> Result<Exi
                         .map_err(|e| format!("cannot read {}: {e}", path.display()))
                 })
                 .collect::<Result<Vec<_>, String>>()?;
-            store.trust(&versions.iter().collect::<Vec<_>>())?;
+            store
+                .trust(&versions.iter().collect::<Vec<_>>())
+                .map_err(|e| e.to_string())?;
             for version in &versions {
                 println!(
                     "trusted {} (sha256 {})",
@@ -90,7 +92,7 @@ pub fn run_command(command: HooksCommand, settings: Option<&Path>) -> Result<Exi
                         .unwrap_or_else(|_| path.clone())
                 })
                 .collect();
-            let removed = store.untrust(&canonical)?;
+            let removed = store.untrust(&canonical).map_err(|e| e.to_string())?;
             for path in &canonical {
                 if removed.contains(path) {
                     println!("untrusted {}", path.display());

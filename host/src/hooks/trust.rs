@@ -67,7 +67,7 @@ pub enum TrustStatus {
         trusted_sha256: String,
     },
     /// The trust file cannot be read (nothing counts as trusted).
-    Unreadable(String),
+    Unreadable(TrustError),
 }
 
 /// The trust file of workspace hook scripts.
@@ -108,12 +108,12 @@ impl TrustStore {
     }
 
     /// Every trusted script, by canonical path.
-    pub fn entries(&self) -> Result<BTreeMap<PathBuf, TrustedVersion>, String> {
+    pub fn entries(&self) -> Result<BTreeMap<PathBuf, TrustedVersion>, TrustError> {
         self.load().map(|contents| contents.scripts)
     }
 
     /// Trusts these script versions (each replacing any other trusted version of its script).
-    pub fn trust(&self, scripts: &[&ScriptVersion]) -> Result<(), String> {
+    pub fn trust(&self, scripts: &[&ScriptVersion]) -> Result<(), TrustError> {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -132,7 +132,7 @@ impl TrustStore {
     }
 
     /// Stops trusting the scripts at these canonical paths; returns those that were trusted.
-    pub fn untrust(&self, paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    pub fn untrust(&self, paths: &[PathBuf]) -> Result<Vec<PathBuf>, TrustError> {
         let mut removed = Vec::new();
         self.update(|contents| {
             removed = paths
@@ -146,23 +146,30 @@ impl TrustStore {
 
     /// The contents; a missing file is an empty store, one that cannot be read or parsed is an
     /// error (so that trusting never overwrites what it could not read).
-    fn load(&self) -> Result<TrustFile, String> {
+    fn load(&self) -> Result<TrustFile, TrustError> {
         let Some(file) = &self.file else {
             return Ok(TrustFile::default());
         };
         let text = match std::fs::read_to_string(file) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(TrustFile::default()),
-            Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+            Err(e) => {
+                return Err(TrustError::Read {
+                    file: file.clone(),
+                    message: e.to_string(),
+                })
+            }
         };
-        let contents: TrustFile = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a trust file: {e}", file.display()))?;
+        let contents: TrustFile =
+            serde_json::from_str(&text).map_err(|e| TrustError::NotATrustFile {
+                file: file.clone(),
+                message: e.to_string(),
+            })?;
         if contents.version != FORMAT_VERSION {
-            return Err(format!(
-                "{} has format version {}; this toolhost reads version {FORMAT_VERSION}",
-                file.display(),
-                contents.version
-            ));
+            return Err(TrustError::Version {
+                file: file.clone(),
+                version: contents.version,
+            });
         }
         Ok(contents)
     }
@@ -170,15 +177,16 @@ impl TrustStore {
     /// Reads, changes and writes the file back, atomically (another host may be reading it):
     /// a temporary file with mode 0600, renamed over it. Two processes trusting at the same
     /// moment may lose one of the two updates; that script is then asked about again.
-    fn update(&self, change: impl FnOnce(&mut TrustFile)) -> Result<(), String> {
-        let file = self.file.as_deref().ok_or_else(|| {
-            format!("no place to keep trusted hooks: set {TRUST_FILE_ENV}, XDG_CONFIG_HOME or HOME")
-        })?;
+    fn update(&self, change: impl FnOnce(&mut TrustFile)) -> Result<(), TrustError> {
+        let file = self.file.as_deref().ok_or(TrustError::NoPlace)?;
         let mut contents = self.load()?;
         contents.version = FORMAT_VERSION;
         change(&mut contents);
-        let json = serde_json::to_vec_pretty(&contents)
-            .map_err(|e| format!("cannot encode the trust file: {e}"))?;
+        let write_error = |e: &dyn std::fmt::Display| TrustError::Write {
+            file: file.to_path_buf(),
+            message: e.to_string(),
+        };
+        let json = serde_json::to_vec_pretty(&contents).map_err(|e| write_error(&e))?;
         let write = || -> std::io::Result<()> {
             use std::os::unix::fs::OpenOptionsExt;
             if let Some(parent) = file.parent() {
@@ -199,8 +207,48 @@ impl TrustStore {
                 let _ = std::fs::remove_file(&temporary);
             })
         };
-        write().map_err(|e| format!("cannot write {}: {e}", file.display()))
+        write().map_err(|e| write_error(&e))
     }
+}
+
+/// Why the trust file could not be read or written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TrustError {
+    /// It exists but cannot be read.
+    #[error("cannot read {}: {message}", file.display())]
+    Read {
+        /// The trust file.
+        file: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// It holds no trust file.
+    #[error("{} is not a trust file: {message}", file.display())]
+    NotATrustFile {
+        /// The trust file.
+        file: PathBuf,
+        /// What does not parse.
+        message: String,
+    },
+    /// It was written by a toolhost with another format.
+    #[error("{} has format version {version}; this toolhost reads version {FORMAT_VERSION}", file.display())]
+    Version {
+        /// The trust file.
+        file: PathBuf,
+        /// Its format version.
+        version: u32,
+    },
+    /// It cannot be written.
+    #[error("cannot write {}: {message}", file.display())]
+    Write {
+        /// The trust file.
+        file: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// No environment variable says where it lives.
+    #[error("no place to keep trusted hooks: set {TRUST_FILE_ENV}, XDG_CONFIG_HOME or HOME")]
+    NoPlace,
 }
 
 /// `$TOOLHOST_TRUSTED_HOOKS`, else the toolhost config directory's `trusted-hooks.json`.
