@@ -1,8 +1,8 @@
 //! The host services of one call, in Rust types ([`CallServices`]); the ABI adapter presents
 //! them to an in-process plugin.
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use serde_json::Value;
 use tool_api::abi::{ToolError, ToolErrorKind};
@@ -11,54 +11,8 @@ use tool_api::model::{
 };
 
 use super::Host;
+pub use crate::plugins::handler::Cancellation;
 use crate::plugins::CallServices;
-
-/// A cancellation flag a tool can poll or wait on.
-#[derive(Debug, Default)]
-pub struct Cancellation {
-    cancelled: Mutex<bool>,
-    changed: Condvar,
-}
-
-impl Cancellation {
-    /// Cancels; wakes every waiter.
-    pub fn cancel(&self) {
-        *self
-            .cancelled
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = true;
-        self.changed.notify_all();
-    }
-
-    /// Whether it was cancelled.
-    pub fn is_cancelled(&self) -> bool {
-        *self
-            .cancelled
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Waits up to `timeout`; returns whether it was cancelled.
-    pub fn wait(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        let mut cancelled = self
-            .cancelled
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        while !*cancelled {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            cancelled = self
-                .changed
-                .wait_timeout(cancelled, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-        *cancelled
-    }
-}
 
 /// The services of one call.
 pub struct HostCallServices {

@@ -1,7 +1,8 @@
 //! Why a plugin library could not be loaded.
 
 /// Why a library could not be loaded.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", content = "message", rename_all = "snake_case")]
 pub enum LoadError {
     /// The dynamic loader refused the file (not a library, corrupt, missing dependency).
     #[error("not a loadable library: {0}")]
@@ -21,4 +22,7 @@ pub enum LoadError {
     /// The plugin failed (or panicked) while building its handlers.
     #[error("failed to start: {0}")]
     Init(String),
+    /// Its worker process could not be started, or ended before it answered.
+    #[error("its worker process failed: {0}")]
+    Worker(String),
 }

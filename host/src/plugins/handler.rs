@@ -7,7 +7,8 @@
 //! process implements the same traits over its channel. The payloads are the JSON documents of
 //! `tool_api::model` that already cross the ABI.
 
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tool_api::abi::ToolError;
@@ -88,4 +89,51 @@ pub trait CallServices: Send + Sync {
         method: &str,
         payload: &Value,
     ) -> Result<Value, ToolError>;
+}
+
+/// A cancellation flag a tool can poll or wait on.
+#[derive(Debug, Default)]
+pub struct Cancellation {
+    cancelled: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Cancellation {
+    /// Cancels; wakes every waiter.
+    pub fn cancel(&self) {
+        *self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
+        self.changed.notify_all();
+    }
+
+    /// Whether it was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        *self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits up to `timeout`; returns whether it was cancelled.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut cancelled = self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while !*cancelled {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            cancelled = self
+                .changed
+                .wait_timeout(cancelled, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        *cancelled
+    }
 }
