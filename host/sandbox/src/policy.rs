@@ -311,7 +311,11 @@ mod tests {
             },
             ..SandboxPolicy::default()
         };
-        let nothing = Support::default();
+        // Root, without anything: RLIMIT_NPROC does not bind root either.
+        let nothing = Support {
+            privileged: true,
+            ..Support::default()
+        };
         let adapted = policy.adapt(&nothing);
         assert_eq!(adapted.policy.filesystem, FilesystemMode::Off);
         assert!(adapted.policy.masked_paths.is_empty());
@@ -321,7 +325,7 @@ mod tests {
             features,
             [
                 Feature::Landlock,
-                Feature::UserNamespaces,
+                Feature::MountNamespaces,
                 Feature::Seccomp,
                 Feature::ProcessLimit
             ]
