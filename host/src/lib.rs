@@ -7,6 +7,7 @@
 //! - [`services`]: the host services a plugin receives during a call.
 //! - [`policy`]: the workspace boundary, `.clineignore` and approval rules.
 //! - [`settings`]: the settings file.
+//! - [`sandbox_service`]: the command sandbox's host service and supervisor mode.
 //! - [`cli`]: the `toolhost` command line.
 //!
 //! ```no_run
@@ -37,6 +38,7 @@ pub mod parser;
 pub mod plugins;
 pub mod policy;
 pub mod replay;
+pub mod sandbox_service;
 pub mod schema;
 pub mod serve;
 pub mod services;

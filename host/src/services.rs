@@ -234,7 +234,9 @@ impl HostServices for CallServices {
     }
 
     /// Services beyond v1. `policy.check_command` (`{"command": "..."}`) answers with the
-    /// [`crate::policy::CommandCheck`] of the command; anything else is `UNAVAILABLE`.
+    /// [`crate::policy::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
+    /// that runs a command in the sandbox ([`crate::sandbox_service`]); anything else is
+    /// `UNAVAILABLE`.
     fn call_service(
         &self,
         service: RStr<'_>,
@@ -267,6 +269,11 @@ impl HostServices for CallServices {
                         .map(RString::from)
                         .map_err(|e| internal(&e.to_string()))
                 }
+                ("sandbox", "wrap_command") => crate::sandbox_service::wrap_command(
+                    &*self.host.upgrade().ok_or_else(host_gone)?,
+                    payload_json.as_str(),
+                )
+                .map(RString::from),
                 (service, method) => Err(ToolError::new(
                     ToolErrorKind::UNAVAILABLE,
                     format!("this host offers no service '{service}.{method}'"),

@@ -185,6 +185,7 @@ impl Settings {
             serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
         let hooks =
             serde_json::from_value(section("hooks")).map_err(|e| format!("[hooks]: {e}"))?;
+        crate::sandbox_service::validate_settings(&raw)?;
         Ok(Self {
             auto_approve,
             limits,

@@ -112,7 +112,10 @@ fn with_marker(marker: &str) -> Vec<String> {
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         let zombie = std::fs::read_to_string(entry.path().join("stat"))
             .ok()
-            .and_then(|s| s.rfind(')').map(|i| s[i + 1..].trim_start().starts_with('Z')))
+            .and_then(|s| {
+                s.rfind(')')
+                    .map(|i| s[i + 1..].trim_start().starts_with('Z'))
+            })
             .unwrap_or(true);
         if cmdline.contains(marker) && !zombie {
             found.push(cmdline);
@@ -167,9 +170,15 @@ fn read_only_mode_writes_nothing() {
     let scene = Scene::new();
     let mut policy = scene.policy(true);
     policy.filesystem = FilesystemMode::ReadOnly;
-    let (code, text) = scene.run(&policy, "echo x > made.txt; cat readme.txt; echo ok > /dev/null");
+    let (code, text) = scene.run(
+        &policy,
+        "echo x > made.txt; cat readme.txt; echo ok > /dev/null",
+    );
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("Permission denied") && text.contains("hello"), "{text}");
+    assert!(
+        text.contains("Permission denied") && text.contains("hello"),
+        "{text}"
+    );
     assert!(!scene.ws.join("made.txt").exists());
 }
 
@@ -183,7 +192,10 @@ fn git_hooks_and_config_stay_as_they_are() {
          rm -rf .git/hooks; mv .git .git-old; rm -rf .git; git status --short; echo end",
     );
     assert!(!scene.ws.join(".git/hooks/pre-commit").exists(), "{text}");
-    assert_eq!(std::fs::read(scene.ws.join(".git/config")).unwrap(), config_before);
+    assert_eq!(
+        std::fs::read(scene.ws.join(".git/config")).unwrap(),
+        config_before
+    );
     assert!(!scene.ws.join(".git-old").exists(), "{text}");
     assert!(text.contains("Read-only file system"), "{text}");
     assert!(text.contains("Device or resource busy"), "{text}");
@@ -232,7 +244,10 @@ fn the_network_is_cut_off() {
     let (_, text) = scene.run(&scene.policy(false), &script);
     assert!(!text.contains("connected"), "{text}");
     assert!(text.contains("Operation not permitted"), "{text}");
-    assert!(listener.accept().is_err(), "nothing may have reached the listener");
+    assert!(
+        listener.accept().is_err(),
+        "nothing may have reached the listener"
+    );
     // With the network on, the same script connects.
     let (_, text) = scene.run(&scene.policy(true), &script);
     assert!(text.contains("py-connected"), "{text}");
@@ -250,7 +265,10 @@ fn normal_commands_work() {
          && git log --oneline | wc -l",
     );
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("readme.txt") && text.contains("cargo "), "{text}");
+    assert!(
+        text.contains("readme.txt") && text.contains("cargo "),
+        "{text}"
+    );
     assert!(text.contains("built"), "{text}");
     assert!(text.trim_end().ends_with('1'), "{text}");
 }
@@ -260,10 +278,7 @@ fn exit_codes_and_signals_pass_through() {
     let scene = Scene::new();
     let policy = scene.policy(true);
     assert_eq!(scene.run(&policy, "exit 7").0, 7);
-    let status = scene
-        .command(&policy, "kill -TERM $$")
-        .status()
-        .unwrap();
+    let status = scene.command(&policy, "kill -TERM $$").status().unwrap();
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert_eq!(scene.run(&policy, "/no/such/program").0, 127);
@@ -272,7 +287,10 @@ fn exit_codes_and_signals_pass_through() {
 #[test]
 fn daemons_do_not_outlive_the_command() {
     let scene = Scene::new();
-    for (seed, policy) in [(1, scene.policy(true)), (2, SandboxPolicy::containment_only())] {
+    for (seed, policy) in [
+        (1, scene.policy(true)),
+        (2, SandboxPolicy::containment_only()),
+    ] {
         let m = marker(seed);
         let script = format!(
             "setsid -f sleep {m}; (sleep {m} &) ; \

@@ -3,9 +3,10 @@
 //!
 //! No process outlives the call: when the shell exits, when the timeout passes or when the call
 //! is cancelled, the whole process group gets SIGTERM, and SIGKILL two seconds later if any of
-//! it is left. (Cline lets a timed-out command go on in the background; a process that leaves
-//! its group, e.g. with `setsid`, escapes this.) The group is signalled while the shell has
-//! exited but is not yet reaped, so its id cannot have been reused.
+//! it is left. (Cline lets a timed-out command go on in the background.) The group is signalled
+//! while its leader has exited but is not yet reaped, so its id cannot have been reused. With a
+//! sandbox the leader is the host's supervisor, which ends everything the command started,
+//! also what left the group (`setsid`, double forks, `setpgid`), and dies with the host.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -49,6 +50,9 @@ pub struct Request<'a> {
     pub shell: PathBuf,
     /// Whether the shell is a login shell (`-l`).
     pub login: bool,
+    /// The program and arguments that run the shell in the sandbox (the host's supervisor);
+    /// empty: the shell runs directly.
+    pub prefix: &'a [String],
 }
 
 /// The run's surroundings: where output goes, and whether the call was cancelled.
@@ -88,7 +92,14 @@ pub fn extra_env() -> Vec<(&'static str, String)> {
 /// Runs a command to its end, its timeout or the call's cancellation.
 pub fn run(request: &Request<'_>, events: &mut dyn Events) -> io::Result<Outcome> {
     let (reader, writer) = pipe_with(PipeFlags::CLOEXEC)?;
-    let mut command = Command::new(&request.shell);
+    let mut command = match request.prefix.split_first() {
+        Some((supervisor, arguments)) => {
+            let mut command = Command::new(supervisor);
+            command.args(arguments).arg(&request.shell);
+            command
+        }
+        None => Command::new(&request.shell),
+    };
     if request.login {
         command.arg("-l");
     }
@@ -373,6 +384,7 @@ mod tests {
             timeout,
             shell: PathBuf::from("/bin/sh"),
             login: false,
+            prefix: &[],
         };
         run(&request, events).unwrap_or_else(|e| panic!("cannot run: {e}"))
     }

@@ -31,7 +31,10 @@ fn main() {
             std::process::exit(toolhost_sandbox::SETUP_FAILED);
         }
         let error = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
-        eprintln!("{}cannot run the command: {error}", toolhost_sandbox::MESSAGE_PREFIX);
+        eprintln!(
+            "{}cannot run the command: {error}",
+            toolhost_sandbox::MESSAGE_PREFIX
+        );
         std::process::exit(127);
     }
     let code = toolhost_sandbox::exec_main(args);
