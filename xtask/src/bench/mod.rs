@@ -9,6 +9,7 @@ mod list;
 mod mcp;
 mod memory;
 mod paths;
+mod sandbox;
 mod search;
 mod startup;
 
@@ -28,6 +29,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             dispatch::dispatch()?,
             memory::memory()?,
             paths::paths()?,
+            sandbox::sandbox()?,
         ],
         Some("startup") => vec![startup::startup()?],
         Some("search") => vec![search::search()?],
@@ -37,9 +39,10 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
         Some("dispatch") => vec![dispatch::dispatch()?],
         Some("memory") => vec![memory::memory()?],
         Some("paths") => vec![paths::paths()?],
+        Some("sandbox") => vec![sandbox::sandbox()?],
         Some(other) => {
             return Err(format!(
-                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths)"
+                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths, sandbox)"
             ))
         }
     };
