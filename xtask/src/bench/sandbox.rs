@@ -26,7 +26,10 @@ const TARGET_MS: f64 = 5.0;
 const PROFILES: [(&str, &str); 3] = [
     ("off", "sandbox = \"off\""),
     ("workspace-write", "sandbox = \"workspace-write\""),
-    ("read-only, no network", "sandbox = \"read-only\"\nnetwork = false"),
+    (
+        "read-only, no network",
+        "sandbox = \"read-only\"\nnetwork = false",
+    ),
 ];
 
 const COMMANDS: [&str; 3] = ["true", "ls", "git status"];
@@ -39,7 +42,12 @@ struct Server {
 }
 
 impl Server {
-    fn start(host: &Path, plugins: &Path, workspace: &Path, settings: &Path) -> Result<Self, String> {
+    fn start(
+        host: &Path,
+        plugins: &Path,
+        workspace: &Path,
+        settings: &Path,
+    ) -> Result<Self, String> {
         let mut child = Command::new(host)
             .arg("--plugins")
             .arg(plugins)
@@ -47,7 +55,10 @@ impl Server {
             .arg(settings)
             .args(["serve", "--cwd"])
             .arg(workspace)
-            .env("TOOLHOST_PLUGIN_INDEX", workspace.join("../plugin-index.json"))
+            .env(
+                "TOOLHOST_PLUGIN_INDEX",
+                workspace.join("../plugin-index.json"),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

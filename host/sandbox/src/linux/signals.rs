@@ -51,7 +51,8 @@ pub fn wait(timeout: Duration) -> Option<Signal> {
     let set = waited_set();
     let spec = libc::timespec {
         tv_sec: libc::time_t::try_from(timeout.as_secs()).unwrap_or(libc::time_t::MAX),
-        tv_nsec: libc::c_long::try_from(timeout.subsec_nanos()).unwrap_or(0),
+        // Below 10^9, so it fits a c_long everywhere.
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
     };
     // SAFETY: the set and the timespec are valid for the call; no siginfo is asked for.
     let signal = unsafe { libc::sigtimedwait(set.as_ref(), std::ptr::null_mut(), &spec) };
