@@ -39,7 +39,9 @@
 //!
 //! Settings: `execute_command.output_line_limit` (default 500 lines for the model),
 //! `execute_command.login_shell` (default false), `model.id` (Gemini models get HTML entities
-//! in the command unescaped, as in Cline).
+//! in the command unescaped, as in Cline); the sandbox's keys (`sandbox`, `network`,
+//! `writable_roots`, `mask_ignored`, `max_processes`, `sandbox_required`) are read by the host,
+//! which answers `sandbox.wrap_command`.
 //!
 //! The pieces work without a host:
 //!
