@@ -188,6 +188,9 @@ fn inner(
     prctl::set_no_new_privs().map_err(|e| SandboxError::setup("set no_new_privs", e))?;
     confine(policy)?;
     let last_cap = caps::last_cap();
+    // Nothing below needs a privilege (signals and waits within the sandbox), and a command
+    // must not find a privileged process to trace or signal.
+    caps::drop_all(last_cap);
     // SAFETY: this process has a single thread (a child of the single-threaded outer
     // supervisor).
     let command = match unsafe { fork() }.map_err(|e| SandboxError::setup("fork", e))? {
