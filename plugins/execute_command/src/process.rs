@@ -29,6 +29,8 @@ use crate::output::{Collected, Collector, LineSplitter};
 pub const KILL_AFTER: Duration = Duration::from_secs(2);
 /// How often the loop wakes up when nothing is read.
 const TICK: Duration = Duration::from_millis(20);
+/// How often it looks for the leader's exit in the first tick after the output ended.
+const QUICK_TICK: Duration = Duration::from_millis(1);
 /// How long output may stay unread after the group is gone (a process that left the group may
 /// hold the pipe open for ever).
 const DRAIN: Duration = Duration::from_millis(500);
@@ -158,9 +160,13 @@ impl Runner {
         let mut kill_sent: Option<Instant> = None;
         let mut group_gone: Option<Instant> = None;
         let mut eof = false;
+        let mut eof_at: Option<Instant> = None;
         loop {
             if eof {
-                std::thread::sleep(TICK);
+                // Right after the end of the output the leader is about to exit: look again
+                // soon rather than a whole tick later (a quick command would wait 20 ms).
+                let since = eof_at.get_or_insert_with(Instant::now).elapsed();
+                std::thread::sleep(if since < TICK { QUICK_TICK } else { TICK });
             } else {
                 eof = self.read(&mut buffer, events);
             }
