@@ -35,6 +35,7 @@ pub(crate) mod hooks;
 pub(crate) mod known_tools;
 pub(crate) mod plugins;
 pub(crate) mod policy;
+pub(crate) mod sandbox;
 pub(crate) mod settings;
 pub(crate) mod ui;
 

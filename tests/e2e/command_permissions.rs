@@ -113,12 +113,26 @@ fn plugins() -> PluginDir {
 /// Runs `command` through the real plugin, approved (`--yes`), with `BASH_ENV` pointing at a
 /// script that leaves a marker: if any bash starts, the marker appears.
 fn call_marked(plugins: &Path, ws: &Path, env: Option<&str>, command: &str) -> (Run, Value, bool) {
+    call_marked_with(plugins, ws, env, command, None)
+}
+
+/// [`call_marked`] with a settings file.
+fn call_marked_with(
+    plugins: &Path,
+    ws: &Path,
+    env: Option<&str>,
+    command: &str,
+    settings: Option<&Path>,
+) -> (Run, Value, bool) {
     let marker = ws.join("bash-started");
     let script = ws.join("bash-env.sh");
     std::fs::write(&script, format!("touch '{}'\n", marker.display())).unwrap();
     let mut cmd = toolhost();
     permissions_env(&mut cmd, env);
     cmd.env("BASH_ENV", &script).env("SHELL", "/bin/bash");
+    if let Some(settings) = settings {
+        cmd.arg("--settings").arg(settings);
+    }
     let params = json!({"command": command, "requires_approval": "false"});
     let result = run(cmd
         .arg("--plugins")
@@ -999,6 +1013,9 @@ fn happened(effect: Effect, ws: &Path) -> bool {
 #[test]
 fn hardening_corpus_never_runs() {
     let plugins = plugins();
+    let settings_dir = workdir();
+    let unsandboxed = settings_dir.path().join("settings.toml");
+    std::fs::write(&unsandboxed, "[execute_command]\nsandbox = \"off\"\n").unwrap();
     let mut controls = 0;
     for attack in ATTACKS {
         let ws = attack_workspace();
@@ -1028,9 +1045,17 @@ fn hardening_corpus_never_runs() {
             attack.command
         );
         // The control: without permissions, the same command does what the policy prevents.
+        // It runs without the sandbox, which would stop some of them by itself (git's
+        // configuration is read-only in it).
         if attack.control.is_some_and(installed) {
             let ws = attack_workspace();
-            let (result, _, _) = call_marked(plugins.path(), ws.path(), None, attack.command);
+            let (result, _, _) = call_marked_with(
+                plugins.path(),
+                ws.path(),
+                None,
+                attack.command,
+                Some(&unsandboxed),
+            );
             assert!(
                 happened(attack.effect, ws.path()),
                 "{:?} does nothing even without permissions: {}",

@@ -26,6 +26,7 @@ mod policy_attacks;
 mod read_file;
 mod replace_in_file;
 mod replay;
+mod sandbox;
 mod sdk_client;
 mod search_files;
 mod subagents;

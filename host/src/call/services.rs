@@ -131,7 +131,9 @@ impl CallServices for HostCallServices {
     }
 
     /// Services beyond v1. `policy.check_command` (`{"command": "..."}`) answers with the
-    /// [`crate::policy::CommandCheck`] of the command; anything else is `UNAVAILABLE`.
+    /// [`crate::policy::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
+    /// that runs a command in the sandbox ([`crate::sandbox`]); anything else is
+    /// `UNAVAILABLE`.
     fn call_service(
         &self,
         service: &str,
@@ -155,6 +157,7 @@ impl CallServices for HostCallServices {
                 serde_json::to_value(&check)
                     .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
             }
+            ("sandbox", "wrap_command") => crate::sandbox::wrap_command(&*self.host()?, payload),
             (service, method) => Err(ToolError::new(
                 ToolErrorKind::UNAVAILABLE,
                 format!("this host offers no service '{service}.{method}'"),

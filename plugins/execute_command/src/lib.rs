@@ -23,8 +23,16 @@
 //!   profile scripts' output, and starts much faster (`bash -l -c true` took about 330 ms against
 //!   3 ms for `bash -c true` on the development machine); the setting
 //!   `execute_command.login_shell = true` restores Cline's `-l`.
-//! - A process that leaves the group (`setsid`, daemons) is not stopped; one that keeps the
-//!   output pipe open is no longer read half a second after the group is gone.
+//! - Commands run in the host's sandbox ([`sandbox`]; `[execute_command] sandbox`, default
+//!   `workspace-write`): writes outside the writable roots, to `.git/hooks` and `.git/config`,
+//!   and (network off) the network are denied, files `.clineignore` blocks look empty, and
+//!   nothing the command started outlives it or the host, even what left its process group.
+//!   When the sandbox seems to have denied something, the result says what; the parameter
+//!   `sandbox_escalation` asks for a run outside the sandbox, always approved by the user in
+//!   the `command` category (never as a safe command).
+//! - Without a sandbox (`sandbox = "off"`, or an older host), a process that leaves the group
+//!   (`setsid`, daemons) is not stopped; one that keeps the output pipe open is no longer read
+//!   half a second after the group is gone.
 //! - The permission check is stricter than Cline's (see the host's `policy::commands`).
 //! - A missing `command` gets the host's standard missing-parameter error.
 //! - Multi-root `@workspace:` prefixes are not interpreted (single workspace).
@@ -33,7 +41,9 @@
 //!
 //! Settings: `execute_command.output_line_limit` (default 500 lines for the model),
 //! `execute_command.login_shell` (default false), `model.id` (Gemini models get HTML entities
-//! in the command unescaped, as in Cline).
+//! in the command unescaped, as in Cline); the sandbox's keys (`sandbox`, `network`,
+//! `writable_roots`, `mask_ignored`, `max_processes`, `sandbox_required`) are read by the host,
+//! which answers `sandbox.wrap_command`.
 //!
 //! The pieces work without a host:
 //!
@@ -50,6 +60,7 @@ pub mod messages;
 pub mod output;
 pub mod policy;
 pub mod process;
+pub mod sandbox;
 pub mod timeout;
 
 use std::path::{Path, PathBuf};
@@ -67,7 +78,11 @@ runs without a terminal and cannot read input, so pass the flags that make progr
 non-interactive. It is stopped, together with everything it started, when it finishes or when its \
 timeout passes, so do not start servers or watchers expecting them to keep running. Chain steps \
 with && and use paths relative to the workspace. Long output is shortened to its beginning and \
-end.";
+end. Commands usually run in a sandbox: writes outside the workspace, the temporary directory \
+and the package caches fail, .git/hooks and .git/config cannot be changed, files hidden by \
+.clineignore look empty, and the network may be off; when the result says the sandbox denied \
+something the task needs, run the command again with sandbox_escalation \"true\" (the user is \
+asked).";
 
 /// The execute_command tool.
 #[derive(Debug, Default)]
@@ -90,6 +105,14 @@ impl Tool for ExecuteCommand {
                      reach the network or otherwise do more than read; \"false\" for commands \
                      that only read or build, such as listing files or running tests.",
                     true,
+                ),
+                (
+                    "sandbox_escalation",
+                    "\"true\" to run this command outside the sandbox (needs the user's \
+                     approval every time). Use it only after a sandboxed run was denied \
+                     something the task needs, such as the network or a write outside the \
+                     workspace.",
+                    false,
                 ),
                 (
                     "timeout",
@@ -155,16 +178,27 @@ impl Tool for ExecuteCommand {
             ));
         }
 
-        let category = if requires_approval {
+        // A run outside the sandbox is never a safe command: the user approves it as a command.
+        let escalated = call.params.flag("sandbox_escalation");
+        let wrap = sandbox::wrap(ctx, &call.task.cwd, escalated)?;
+        let category = if requires_approval || escalated {
             ApprovalCategory::Command
         } else {
             ApprovalCategory::SafeCommand
+        };
+        let message = if escalated && !wrap.argv_prefix.is_empty() {
+            format!(
+                "{command}\n\n(outside the sandbox: it may write anywhere you can, reach the \
+                 network and read files .clineignore hides)"
+            )
+        } else {
+            command.clone()
         };
         let decision = ctx.request_approval(&ApprovalRequest {
             tool: call.name.clone(),
             category,
             path: None,
-            message: command.clone(),
+            message,
         })?;
         if !decision.approved {
             return Err(denied(decision.feedback));
@@ -180,7 +214,11 @@ impl Tool for ExecuteCommand {
             login: ctx
                 .setting::<bool>("execute_command.login_shell")
                 .unwrap_or(false),
+            prefix: &wrap.argv_prefix,
         };
+        if let Some(warning) = &wrap.warning {
+            ctx.say("sandbox_warning", warning);
+        }
         let mut events = CtxEvents { ctx };
         let outcome = process::run(&request, &mut events).map_err(|e| {
             ToolError::new(
@@ -197,11 +235,21 @@ impl Tool for ExecuteCommand {
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(output::DEFAULT_LINE_LIMIT);
         let shown = output::process_output(&outcome.collected.lines, limit);
-        Ok(ToolContent::text(messages::result_text(
+        let mut text = messages::result_text(
             outcome.ending,
             &shown,
             outcome.collected.spill_path.as_deref(),
-        )))
+        );
+        if outcome.ending != Ending::Cancelled {
+            if let Some(note) = sandbox::denial_note(&wrap, &outcome.collected.lines) {
+                text.push_str("\n\n");
+                text.push_str(&note);
+            }
+        }
+        if let Some(warning) = &wrap.warning {
+            text.push_str(&format!("\n\nNote: {warning}."));
+        }
+        Ok(ToolContent::text(text))
     }
 }
 

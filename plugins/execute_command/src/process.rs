@@ -3,9 +3,10 @@
 //!
 //! No process outlives the call: when the shell exits, when the timeout passes or when the call
 //! is cancelled, the whole process group gets SIGTERM, and SIGKILL two seconds later if any of
-//! it is left. (Cline lets a timed-out command go on in the background; a process that leaves
-//! its group, e.g. with `setsid`, escapes this.) The group is signalled while the shell has
-//! exited but is not yet reaped, so its id cannot have been reused.
+//! it is left. (Cline lets a timed-out command go on in the background.) The group is signalled
+//! while its leader has exited but is not yet reaped, so its id cannot have been reused. With a
+//! sandbox the leader is the host's supervisor, which ends everything the command started,
+//! also what left the group (`setsid`, double forks, `setpgid`), and dies with the host.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -28,6 +29,8 @@ use crate::output::{Collected, Collector, LineSplitter};
 pub const KILL_AFTER: Duration = Duration::from_secs(2);
 /// How often the loop wakes up when nothing is read.
 const TICK: Duration = Duration::from_millis(20);
+/// How often it looks for the leader's exit in the first tick after the output ended.
+const QUICK_TICK: Duration = Duration::from_millis(1);
 /// How long output may stay unread after the group is gone (a process that left the group may
 /// hold the pipe open for ever).
 const DRAIN: Duration = Duration::from_millis(500);
@@ -49,6 +52,9 @@ pub struct Request<'a> {
     pub shell: PathBuf,
     /// Whether the shell is a login shell (`-l`).
     pub login: bool,
+    /// The program and arguments that run the shell in the sandbox (the host's supervisor);
+    /// empty: the shell runs directly.
+    pub prefix: &'a [String],
 }
 
 /// The run's surroundings: where output goes, and whether the call was cancelled.
@@ -88,7 +94,14 @@ pub fn extra_env() -> Vec<(&'static str, String)> {
 /// Runs a command to its end, its timeout or the call's cancellation.
 pub fn run(request: &Request<'_>, events: &mut dyn Events) -> io::Result<Outcome> {
     let (reader, writer) = pipe_with(PipeFlags::CLOEXEC)?;
-    let mut command = Command::new(&request.shell);
+    let mut command = match request.prefix.split_first() {
+        Some((supervisor, arguments)) => {
+            let mut command = Command::new(supervisor);
+            command.args(arguments).arg(&request.shell);
+            command
+        }
+        None => Command::new(&request.shell),
+    };
     if request.login {
         command.arg("-l");
     }
@@ -147,9 +160,13 @@ impl Runner {
         let mut kill_sent: Option<Instant> = None;
         let mut group_gone: Option<Instant> = None;
         let mut eof = false;
+        let mut eof_at: Option<Instant> = None;
         loop {
             if eof {
-                std::thread::sleep(TICK);
+                // Right after the end of the output the leader is about to exit: look again
+                // soon rather than a whole tick later (a quick command would wait 20 ms).
+                let since = eof_at.get_or_insert_with(Instant::now).elapsed();
+                std::thread::sleep(if since < TICK { QUICK_TICK } else { TICK });
             } else {
                 eof = self.read(&mut buffer, events);
             }
@@ -373,6 +390,7 @@ mod tests {
             timeout,
             shell: PathBuf::from("/bin/sh"),
             login: false,
+            prefix: &[],
         };
         run(&request, events).unwrap_or_else(|e| panic!("cannot run: {e}"))
     }

@@ -9,6 +9,7 @@ mod list;
 mod mcp;
 mod memory;
 mod paths;
+mod sandbox;
 mod search;
 mod startup;
 mod tree;
@@ -29,6 +30,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             dispatch::dispatch()?,
             memory::memory()?,
             paths::paths()?,
+            sandbox::sandbox()?,
         ],
         Some("startup") => vec![startup::startup()?],
         Some("search") => vec![search::search()?],
@@ -38,9 +40,10 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
         Some("dispatch") => vec![dispatch::dispatch()?],
         Some("memory") => vec![memory::memory()?],
         Some("paths") => vec![paths::paths()?],
+        Some("sandbox") => vec![sandbox::sandbox()?],
         Some(other) => {
             return Err(format!(
-                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths)"
+                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths, sandbox)"
             ))
         }
     };

@@ -172,6 +172,7 @@ pub enum PolicyCommand {
 
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
+    crate::sandbox::supervisor::run_supervisor_if_asked();
     let cli = Cli::parse();
     init_logging(cli.verbose);
     match run(cli) {

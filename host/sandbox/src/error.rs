@@ -1,0 +1,48 @@
+//! The sandbox's errors.
+
+use crate::support::Feature;
+
+/// Why a sandbox could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The kernel (or the user's rights) lacks a feature the policy needs.
+    #[error("{detail} (needs {})", feature.name())]
+    Unsupported {
+        /// The missing feature.
+        feature: Feature,
+        /// What could not be done, and the system's answer.
+        detail: String,
+    },
+    /// The policy or the supervisor's arguments are malformed.
+    #[error("invalid sandbox policy: {0}")]
+    Policy(String),
+    /// A step of the setup failed.
+    #[error("{step}: {source}")]
+    Setup {
+        /// What was being done.
+        step: String,
+        /// The system's answer.
+        source: std::io::Error,
+    },
+    /// Sandboxes exist only on Linux.
+    #[error("the sandbox needs Linux")]
+    NotLinux,
+}
+
+impl SandboxError {
+    /// A failed setup step.
+    pub fn setup(step: impl Into<String>, source: impl Into<std::io::Error>) -> Self {
+        Self::Setup {
+            step: step.into(),
+            source: source.into(),
+        }
+    }
+
+    /// A missing feature.
+    pub fn unsupported(feature: Feature, detail: impl Into<String>) -> Self {
+        Self::Unsupported {
+            feature,
+            detail: detail.into(),
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The Linux implementation.
+
+pub mod caps;
+pub mod confine;
+pub mod landlock_rules;
+pub mod limits;
+pub mod mounts;
+pub mod namespaces;
+pub mod net_filter;
+pub mod probe;
+pub mod reap;
+pub mod signals;
+pub mod supervisor;

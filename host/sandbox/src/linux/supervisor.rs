@@ -1,0 +1,341 @@
+//! The supervisor ([`run`]): two processes between the caller and the command.
+//!
+//! - The **outer** supervisor (the process the caller started) dies with its parent (its
+//!   death signal is SIGTERM, which it handles), enters the namespaces, forks the inner one
+//!   and waits for it; on SIGTERM/SIGINT/SIGHUP/SIGQUIT it passes SIGTERM on and kills the
+//!   inner one a second later if it is still there. At the end it takes the command's ending
+//!   as its own (an exit code, or the same signal).
+//! - The **inner** supervisor is the first process of the PID namespace (without one, a child
+//!   subreaper). It dies with the outer one (SIGKILL; a PID namespace ends with its first
+//!   process), mounts, limits, confines itself (Landlock, seccomp) and forks the command, which
+//!   drops every capability and runs. When the command ends it kills everything that is left
+//!   and reports the command's wait status to the outer supervisor through a pipe.
+//!
+//! Two processes because a process cannot enter a PID namespace itself: only its children
+//! are in it.
+
+use std::ffi::{CString, OsString};
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::time::{Duration, Instant};
+
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::prctl;
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::{fork, ForkResult, Pid};
+
+use super::namespaces::Entered;
+use super::{caps, landlock_rules, limits, mounts, namespaces, net_filter, probe, reap, signals};
+use crate::policy::{FilesystemMode, SandboxPolicy};
+use crate::support::{is_simulated_missing, Feature};
+use crate::{SandboxError, MESSAGE_PREFIX, SETUP_FAILED};
+
+/// How long the command gets between SIGTERM and SIGKILL when the supervisor is told to stop
+/// (less than the two seconds execute_command waits before it kills the supervisor itself).
+const GRACE: Duration = Duration::from_millis(1000);
+
+/// How often the supervisors look around when no signal comes.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Runs `argv` under `policy`; see the module documentation.
+pub fn run(policy: &SandboxPolicy, argv: &[OsString]) -> i32 {
+    match outer(policy, argv) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{MESSAGE_PREFIX}{e}");
+            SETUP_FAILED
+        }
+    }
+}
+
+fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError> {
+    let argv = to_cstrings(argv)?;
+    let parent = nix::unistd::getppid();
+    if policy.die_with_parent {
+        prctl::set_pdeathsig(Signal::SIGTERM)
+            .map_err(|e| SandboxError::setup("set the death signal", e))?;
+        // The parent may have died before the signal was set.
+        if nix::unistd::getppid() != parent {
+            return Ok(SETUP_FAILED);
+        }
+    }
+    signals::prepare().map_err(|e| SandboxError::setup("prepare the signals", e))?;
+    // Orphans of the inner supervisor (if it is killed without a PID namespace) come here.
+    prctl::set_child_subreaper(true)
+        .map_err(|e| SandboxError::setup("become a child subreaper", e))?;
+    let entered = namespaces::enter(policy)?;
+    let (alive_reader, alive_writer) = pipe()?;
+    let (status_reader, status_writer) = pipe()?;
+    // SAFETY: the supervisor has a single thread (run_sandboxed's contract), so the child
+    // may do anything after the fork.
+    match unsafe { fork() }.map_err(|e| SandboxError::setup("fork", e))? {
+        ForkResult::Child => {
+            drop(alive_writer);
+            drop(status_reader);
+            let code = match inner(policy, &argv, entered, &alive_reader, status_writer) {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("{MESSAGE_PREFIX}{e}");
+                    SETUP_FAILED
+                }
+            };
+            std::process::exit(code);
+        }
+        ForkResult::Parent { child } => {
+            drop(alive_reader);
+            drop(status_writer);
+            let ending = wait_inner(child, status_reader);
+            drop(alive_writer);
+            // Whatever the inner supervisor left (it was killed, without a PID namespace).
+            reap::kill_descendants(GRACE);
+            Ok(finish(ending))
+        }
+    }
+}
+
+/// How the command ended, as the inner supervisor reported it.
+#[derive(Debug, Clone, Copy)]
+enum Ending {
+    Exited(i32),
+    Signaled(Signal),
+}
+
+fn finish(ending: Ending) -> i32 {
+    match ending {
+        Ending::Exited(code) => code,
+        Ending::Signaled(signal) => {
+            signals::die_by(signal);
+            128 + signal as i32
+        }
+    }
+}
+
+fn decode(status: i32) -> Ending {
+    if libc::WIFSIGNALED(status) {
+        Signal::try_from(libc::WTERMSIG(status))
+            .map(Ending::Signaled)
+            .unwrap_or(Ending::Exited(128 + libc::WTERMSIG(status)))
+    } else {
+        Ending::Exited(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Waits for the inner supervisor, passing stop signals on; returns the command's ending.
+fn wait_inner(inner: Pid, status: OwnedFd) -> Ending {
+    let mut stop_sent: Option<Instant> = None;
+    let exit = loop {
+        let signal = signals::wait(TICK);
+        if let Some(Signal::SIGTERM | Signal::SIGINT | Signal::SIGHUP | Signal::SIGQUIT) = signal {
+            if stop_sent.is_none() {
+                let _ = kill(inner, Signal::SIGTERM);
+                stop_sent = Some(Instant::now());
+            }
+        }
+        if stop_sent.is_some_and(|sent| sent.elapsed() >= GRACE) {
+            let _ = kill(inner, Signal::SIGKILL);
+        }
+        let mut found = None;
+        for (pid, status) in reap::reap_ended() {
+            if pid == inner {
+                found = Some(status);
+            }
+        }
+        if let Some(status) = found {
+            break status;
+        }
+    };
+    let mut word = [0u8; 4];
+    let mut reader = std::fs::File::from(status);
+    if reader.read_exact(&mut word).is_ok() {
+        return decode(i32::from_ne_bytes(word));
+    }
+    // No report: the inner supervisor failed or was killed; its own ending stands.
+    match exit {
+        WaitStatus::Exited(_, code) => Ending::Exited(code),
+        WaitStatus::Signaled(_, signal, _) => Ending::Signaled(signal),
+        _ => Ending::Exited(SETUP_FAILED),
+    }
+}
+
+fn inner(
+    policy: &SandboxPolicy,
+    argv: &[CString],
+    entered: Entered,
+    alive: &OwnedFd,
+    status: OwnedFd,
+) -> Result<i32, SandboxError> {
+    // In a PID namespace everything ends with this process, so it may die by SIGKILL;
+    // without one it must first kill what the command left, so it takes SIGTERM.
+    let death = if entered.pid {
+        Signal::SIGKILL
+    } else {
+        Signal::SIGTERM
+    };
+    prctl::set_pdeathsig(death).map_err(|e| SandboxError::setup("set the death signal", e))?;
+    if outer_gone(alive) {
+        return Ok(SETUP_FAILED);
+    }
+    if !entered.pid {
+        prctl::set_child_subreaper(true)
+            .map_err(|e| SandboxError::setup("become a child subreaper", e))?;
+    }
+    if entered.mount {
+        mounts::apply(policy, entered.pid)?;
+    }
+    limits::apply(&policy.limits, entered.pid, entered.user)?;
+    prctl::set_no_new_privs().map_err(|e| SandboxError::setup("set no_new_privs", e))?;
+    confine(policy)?;
+    let last_cap = caps::last_cap();
+    // Nothing below needs a privilege (signals and waits within the sandbox), and a command
+    // must not find a privileged process to trace or signal.
+    caps::drop_all(last_cap);
+    // SAFETY: this process has a single thread (a child of the single-threaded outer
+    // supervisor).
+    let command = match unsafe { fork() }.map_err(|e| SandboxError::setup("fork", e))? {
+        ForkResult::Child => {
+            signals::unblock_all();
+            caps::drop_all(last_cap);
+            exec(argv)
+        }
+        ForkResult::Parent { child } => child,
+    };
+    let raw = wait_command(command, entered.pid);
+    let mut writer = std::fs::File::from(status);
+    let _ = writer.write_all(&raw.to_ne_bytes());
+    Ok(match decode(raw) {
+        Ending::Exited(code) => code,
+        Ending::Signaled(signal) => 128 + signal as i32,
+    })
+}
+
+/// Landlock and the network filter, as the policy asks; both apply to this process and
+/// everything it starts.
+fn confine(policy: &SandboxPolicy) -> Result<(), SandboxError> {
+    let needs_landlock = policy.filesystem != FilesystemMode::Off || !policy.network;
+    let abi = if is_simulated_missing(Feature::Landlock) {
+        None
+    } else {
+        probe::landlock_abi()
+    };
+    match abi {
+        Some(abi) if needs_landlock || abi >= 6 => {
+            landlock_rules::restrict(policy, abi)?;
+        }
+        None if policy.filesystem != FilesystemMode::Off => {
+            return Err(SandboxError::unsupported(
+                Feature::Landlock,
+                format!(
+                    "cannot confine the file system ({}): Landlock is not available",
+                    policy.filesystem.as_str()
+                ),
+            ));
+        }
+        _ => {}
+    }
+    if !policy.network {
+        if is_simulated_missing(Feature::Seccomp) {
+            return Err(SandboxError::unsupported(
+                Feature::Seccomp,
+                "cannot filter the network: seccomp is not available",
+            ));
+        }
+        net_filter::install(false)?;
+    }
+    Ok(())
+}
+
+/// Runs the command (in the forked child); never returns.
+fn exec(argv: &[CString]) -> ! {
+    let error = match nix::unistd::execvp(&argv[0], argv) {
+        Err(e) => e,
+        Ok(never) => match never {},
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "{MESSAGE_PREFIX}cannot run {}: {error}",
+        argv[0].to_string_lossy()
+    );
+    let code = if error == nix::errno::Errno::ENOENT {
+        127
+    } else {
+        126
+    };
+    // SAFETY: ends the forked child without running the parent's exit handlers.
+    unsafe { libc::_exit(code) }
+}
+
+/// Waits for the command, reaping every other process that ends meanwhile; on a stop signal
+/// passes SIGTERM to everything in the sandbox and SIGKILL after [`GRACE`]. When the command
+/// has ended, kills what is left. Returns the command's raw wait status.
+fn wait_command(command: Pid, pid_namespace: bool) -> i32 {
+    let everything = |signal: Signal| {
+        if pid_namespace {
+            // -1 in a PID namespace: every process of the namespace but this one.
+            let _ = kill(Pid::from_raw(-1), signal);
+        } else {
+            reap::signal_children(signal);
+        }
+    };
+    let mut stop_sent: Option<Instant> = None;
+    let raw = loop {
+        let signal = signals::wait(TICK);
+        if let Some(Signal::SIGTERM | Signal::SIGINT | Signal::SIGHUP | Signal::SIGQUIT) = signal {
+            if stop_sent.is_none() {
+                everything(Signal::SIGTERM);
+                stop_sent = Some(Instant::now());
+            }
+        }
+        if stop_sent.is_some_and(|sent| sent.elapsed() >= GRACE) {
+            everything(Signal::SIGKILL);
+        }
+        let mut found = None;
+        for (pid, status) in reap::reap_ended() {
+            if pid == command {
+                found = Some(status);
+            }
+        }
+        match found {
+            Some(WaitStatus::Exited(_, code)) => break code << 8,
+            Some(WaitStatus::Signaled(_, signal, _)) => break signal as i32,
+            Some(_) | None => {}
+        }
+    };
+    if pid_namespace {
+        everything(Signal::SIGKILL);
+        // The namespace's processes are reaped by the kernel when this process exits.
+        while waitpid(None::<Pid>, Some(WaitPidFlag::__WALL)).is_ok() {}
+    } else {
+        reap::kill_descendants(Duration::from_secs(5));
+    }
+    raw
+}
+
+/// Whether the outer supervisor is gone (the pipe it holds has no writer left).
+fn outer_gone(alive: &OwnedFd) -> bool {
+    let mut fds = [PollFd::new(alive.as_fd(), PollFlags::POLLIN)];
+    match poll(&mut fds, PollTimeout::ZERO) {
+        Ok(0) => false,
+        Ok(_) => fds[0]
+            .revents()
+            .is_some_and(|r| r.intersects(PollFlags::POLLHUP | PollFlags::POLLIN)),
+        Err(_) => false,
+    }
+}
+
+fn pipe() -> Result<(OwnedFd, OwnedFd), SandboxError> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| SandboxError::setup("pipe", e))
+}
+
+fn to_cstrings(argv: &[OsString]) -> Result<Vec<CString>, SandboxError> {
+    if argv.is_empty() {
+        return Err(SandboxError::Policy("no command".into()));
+    }
+    argv.iter()
+        .map(|arg| {
+            CString::new(arg.as_bytes())
+                .map_err(|_| SandboxError::Policy("an argument holds a NUL byte".into()))
+        })
+        .collect()
+}

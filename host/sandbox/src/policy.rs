@@ -1,0 +1,337 @@
+//! What a sandbox allows: [`SandboxPolicy`], the paths inside a writable root that stay
+//! read-only ([`protected_paths`]), and fitting a policy to what the kernel offers
+//! ([`SandboxPolicy::adapt`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::support::{Feature, Support};
+
+/// How much of the file system a sandboxed process may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FilesystemMode {
+    /// No file system restriction (masks, read-only and pinned paths still apply).
+    Off,
+    /// Everything readable, nothing writable but a few device files (`/dev/null`, terminals).
+    ReadOnly,
+    /// Everything readable; writable only beneath [`SandboxPolicy::writable_roots`].
+    WorkspaceWrite,
+}
+
+impl FilesystemMode {
+    /// The mode's name as the settings spell it (`read-only`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::ReadOnly => "read-only",
+            Self::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+/// Resource limits of a sandboxed command. `None` leaves the limit as inherited.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Processes (and threads) that may exist at once inside the sandbox. With a PID namespace
+    /// this is the namespace's `pid_max` (the kernel's minimum is 301, so smaller values act as
+    /// about 300); otherwise `RLIMIT_NPROC`, counted in the sandbox's user namespace.
+    pub max_processes: Option<u64>,
+    /// Address space of each process, in bytes (`RLIMIT_AS`).
+    pub max_memory_bytes: Option<u64>,
+    /// CPU seconds of each process (`RLIMIT_CPU`).
+    pub max_cpu_secs: Option<u64>,
+    /// Open files of each process (`RLIMIT_NOFILE`).
+    pub max_open_files: Option<u64>,
+}
+
+/// What a sandboxed command may do. Serialized as JSON for the supervisor's command line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SandboxPolicy {
+    /// File system confinement (Landlock).
+    pub filesystem: FilesystemMode,
+    /// Where writes are allowed in [`FilesystemMode::WorkspaceWrite`]: the workspace roots, the
+    /// temporary directory, configured extra roots. Paths that do not exist are skipped.
+    pub writable_roots: Vec<PathBuf>,
+    /// Paths bound read-only over themselves (a mount), also inside writable roots: see
+    /// [`protected_paths`]. Being mount points, they cannot be renamed, removed or replaced.
+    pub read_only_paths: Vec<PathBuf>,
+    /// Paths bound over themselves writable, only so that they cannot be renamed, removed or
+    /// replaced (a repository's `.git`, whose protected files would otherwise be moved aside).
+    pub pinned_paths: Vec<PathBuf>,
+    /// Files and directories hidden from the command: an empty read-only file or directory is
+    /// mounted over each, so every way of reaching that name (`cat`, `grep -r`, a program, a
+    /// symbolic link) finds nothing. Hard links under other names must be listed themselves.
+    pub masked_paths: Vec<PathBuf>,
+    /// Whether the network can be reached. `false`: a network namespace of its own (when the
+    /// kernel allows one) and a seccomp filter refusing every socket but Unix ones.
+    pub network: bool,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Whether the sandbox (the command and everything it started) dies with the process that
+    /// started the supervisor.
+    pub die_with_parent: bool,
+}
+
+impl Default for SandboxPolicy {
+    fn default() -> Self {
+        Self {
+            filesystem: FilesystemMode::WorkspaceWrite,
+            writable_roots: Vec::new(),
+            read_only_paths: Vec::new(),
+            pinned_paths: Vec::new(),
+            masked_paths: Vec::new(),
+            network: true,
+            limits: Limits::default(),
+            die_with_parent: true,
+        }
+    }
+}
+
+/// The paths of a writable root that stay protected.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Protected {
+    /// To bind read-only.
+    pub read_only: Vec<PathBuf>,
+    /// To pin (bind writable over themselves).
+    pub pinned: Vec<PathBuf>,
+}
+
+/// The paths inside a writable root that a sandboxed command must not change, because they
+/// make code run later outside the sandbox, or weaken the rules of later runs:
+///
+/// - `.git/hooks` and `.git/config` of the root's repository (hooks run, and the configuration
+///   names programs: `core.fsmonitor`, `core.hooksPath`, `core.pager`, filters, aliases,
+///   credential helpers); `.git/modules` (the submodules' own repositories, with their own
+///   hooks and configuration); and `.git` itself is pinned, so that it cannot be moved aside and
+///   replaced by a repository of the command's making. The rest of `.git` stays writable, so
+///   `git add`, `git commit` and `git fetch` work. (Codex makes all of `.git` read-only; that
+///   refuses every commit, which normal development needs.)
+/// - A `.git` *file* (a linked worktree or a submodule's checkout pointing at its repository):
+///   read-only, so it cannot be pointed at another repository.
+/// - `.clineignore` (the rules that decide what is masked, for this and later runs) and
+///   `.clinerules/hooks` (toolhost's workspace hooks; they run only once trusted, but nothing
+///   should rewrite them behind the user's back).
+///
+/// Paths that do not exist are not listed. Nested repositories below the root are not looked
+/// for (as in Codex): only the root's own `.git`.
+pub fn protected_paths(root: &Path) -> Protected {
+    let mut protected = Protected::default();
+    let git = root.join(".git");
+    match std::fs::symlink_metadata(&git) {
+        Ok(meta) if meta.is_dir() => {
+            protected.pinned.push(git.clone());
+            for name in ["config", "hooks", "modules"] {
+                let path = git.join(name);
+                if path.exists() {
+                    protected.read_only.push(path);
+                }
+            }
+            // A repository without a configuration file would take one the command writes.
+            if !git.join("config").exists() {
+                protected.pinned.clear();
+                protected.read_only = vec![git.clone()];
+            }
+        }
+        Ok(_) => protected.read_only.push(git),
+        Err(_) => {}
+    }
+    for path in [
+        root.join(".clineignore"),
+        root.join(".clinerules").join("hooks"),
+    ] {
+        if path.exists() {
+            protected.read_only.push(path);
+        }
+    }
+    protected
+}
+
+/// A part of a policy the kernel cannot enforce, and what running without it means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    /// The missing kernel feature.
+    pub feature: Feature,
+    /// What the sandbox does not do without it, in plain words.
+    pub effect: String,
+}
+
+/// A policy fitted to what the kernel offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adapted {
+    /// The policy without the parts that cannot be enforced.
+    pub policy: SandboxPolicy,
+    /// What was dropped.
+    pub missing: Vec<Missing>,
+}
+
+impl SandboxPolicy {
+    /// A policy that confines nothing and only keeps processes from outliving the command (and
+    /// its starter): for runs the user approved outside the sandbox.
+    pub fn containment_only() -> Self {
+        Self {
+            filesystem: FilesystemMode::Off,
+            network: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether the policy needs mounts (a user and mount namespace).
+    pub fn needs_mounts(&self) -> bool {
+        !(self.masked_paths.is_empty()
+            && self.read_only_paths.is_empty()
+            && self.pinned_paths.is_empty())
+    }
+
+    /// The policy as compact JSON (what `--policy` takes).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A policy from JSON.
+    pub fn from_json(text: &str) -> Result<Self, crate::SandboxError> {
+        serde_json::from_str(text).map_err(|e| crate::SandboxError::Policy(e.to_string()))
+    }
+
+    /// The parts of this policy `support` cannot enforce, each with what running without it
+    /// means, and the policy without them (the caller decides whether to run it).
+    pub fn adapt(&self, support: &Support) -> Adapted {
+        let mut policy = self.clone();
+        let mut missing = Vec::new();
+        if policy.filesystem != FilesystemMode::Off && support.landlock_abi.is_none() {
+            missing.push(Missing {
+                feature: Feature::Landlock,
+                effect: format!(
+                    "the file system is not confined ({} needs Landlock): the command can write \
+                     anywhere the user can",
+                    policy.filesystem.as_str()
+                ),
+            });
+            policy.filesystem = FilesystemMode::Off;
+        }
+        if policy.needs_mounts() && !support.mounts() {
+            let feature = if support.user_namespaces || support.privileged {
+                Feature::MountNamespaces
+            } else {
+                Feature::UserNamespaces
+            };
+            missing.push(Missing {
+                feature,
+                effect: "ignored files are not hidden and .git/hooks and .git/config are not \
+                         protected (they need a mount namespace)"
+                    .to_string(),
+            });
+            policy.masked_paths.clear();
+            policy.read_only_paths.clear();
+            policy.pinned_paths.clear();
+        }
+        if !policy.network && !support.seccomp && !support.network_namespaces() {
+            missing.push(Missing {
+                feature: Feature::Seccomp,
+                effect: "the network is not cut off (that needs seccomp or a network namespace)"
+                    .to_string(),
+            });
+            policy.network = true;
+        }
+        if policy.limits.max_processes.is_some() && !support.process_limit() {
+            missing.push(Missing {
+                feature: Feature::ProcessLimit,
+                effect: "the number of processes is not limited (root ignores RLIMIT_NPROC, and \
+                         no PID namespace is available)"
+                    .to_string(),
+            });
+            policy.limits.max_processes = None;
+        }
+        Adapted { policy, missing }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_and_names() {
+        let policy = SandboxPolicy {
+            filesystem: FilesystemMode::ReadOnly,
+            writable_roots: vec!["/w".into()],
+            masked_paths: vec!["/w/.env".into()],
+            network: false,
+            limits: Limits {
+                max_processes: Some(500),
+                ..Limits::default()
+            },
+            ..SandboxPolicy::default()
+        };
+        let json = policy.to_json();
+        assert!(json.contains("\"read-only\""), "{json}");
+        assert_eq!(SandboxPolicy::from_json(&json).ok(), Some(policy));
+        assert!(SandboxPolicy::from_json("{\"filesystem\":\"everything\"}").is_err());
+        assert!(SandboxPolicy::from_json("{\"nope\":1}").is_err());
+    }
+
+    #[test]
+    fn git_files_are_protected() {
+        let Ok(dir) = tempfile::tempdir() else {
+            return;
+        };
+        let root = dir.path();
+        assert_eq!(protected_paths(root), Protected::default());
+        std::fs::create_dir_all(root.join(".git/hooks")).ok();
+        std::fs::write(root.join(".git/config"), "").ok();
+        std::fs::write(root.join(".clineignore"), ".env\n").ok();
+        let protected = protected_paths(root);
+        assert_eq!(protected.pinned, [root.join(".git")]);
+        assert_eq!(
+            protected.read_only,
+            [
+                root.join(".git/config"),
+                root.join(".git/hooks"),
+                root.join(".clineignore")
+            ]
+        );
+        std::fs::remove_file(root.join(".git/config")).ok();
+        assert_eq!(
+            protected_paths(root).read_only,
+            [root.join(".git"), root.join(".clineignore")]
+        );
+    }
+
+    #[test]
+    fn adapting_drops_what_is_missing() {
+        let policy = SandboxPolicy {
+            masked_paths: vec!["/w/.env".into()],
+            network: false,
+            limits: Limits {
+                max_processes: Some(100),
+                ..Limits::default()
+            },
+            ..SandboxPolicy::default()
+        };
+        // Root, without anything: RLIMIT_NPROC does not bind root either.
+        let nothing = Support {
+            privileged: true,
+            ..Support::default()
+        };
+        let adapted = policy.adapt(&nothing);
+        assert_eq!(adapted.policy.filesystem, FilesystemMode::Off);
+        assert!(adapted.policy.masked_paths.is_empty());
+        assert!(adapted.policy.network);
+        let features: Vec<Feature> = adapted.missing.iter().map(|m| m.feature).collect();
+        assert_eq!(
+            features,
+            [
+                Feature::Landlock,
+                Feature::MountNamespaces,
+                Feature::Seccomp,
+                Feature::ProcessLimit
+            ]
+        );
+        let everything = Support::everything();
+        assert_eq!(policy.adapt(&everything).policy, policy);
+        assert!(policy.adapt(&everything).missing.is_empty());
+    }
+}

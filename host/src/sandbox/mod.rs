@@ -1,0 +1,128 @@
+//! The command sandbox, host side: the `sandbox.wrap_command` service ([`wrap_command`]), the
+//! settings it reads ([`settings`]), the policy it builds ([`policy`], with the files
+//! `.clineignore` blocks from [`ignored`]), and the hidden supervisor mode of the `toolhost`
+//! binary ([`supervisor`]).
+//!
+//! The command tool asks `wrap_command` (`{"cwd", "escalated", "section", "settings"}`) before
+//! each run and puts the answer's `argv_prefix` before the shell. The policy comes from the
+//! tool's settings section, which it sends along:
+//!
+//! - `sandbox`: `off` (no sandbox: the prefix is empty), `read-only`, `workspace-write`
+//!   (default): the workspace roots, the temporary directory, the package caches
+//!   ([`policy::default_cache_roots`]) and `writable_roots` are writable, everything else read-only.
+//! - `network` (default true), `writable_roots` (`~` expanded), `mask_ignored` (default true:
+//!   what `.clineignore` blocks is hidden), `max_processes` (default 2048), `sandbox_required`
+//!   (default false: on a kernel without a part of the sandbox, run without it and warn once;
+//!   true: refuse the command).
+//!
+//! An `escalated` run (approved by the user outside the sandbox) keeps only the containment:
+//! no process outlives it.
+
+mod ignored;
+mod policy;
+pub(crate) mod settings;
+pub(crate) mod supervisor;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use serde_json::{json, Value};
+use tool_api::abi::{ToolError, ToolErrorKind};
+use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy, Support};
+
+use crate::call::Host;
+use settings::SandboxSettings;
+use supervisor::SUPERVISOR_MODE;
+
+static WARNED: AtomicBool = AtomicBool::new(false);
+
+/// What the kernel offers, probed once per process.
+fn support() -> &'static Support {
+    static SUPPORT: OnceLock<Support> = OnceLock::new();
+    SUPPORT.get_or_init(toolhost_sandbox::probe)
+}
+
+/// The `sandbox.wrap_command` service.
+pub fn wrap_command(host: &Host, payload: &Value) -> Result<Value, ToolError> {
+    let escalated = payload["escalated"].as_bool().unwrap_or(false);
+    let settings = SandboxSettings::from_request(payload)
+        .map_err(|e| ToolError::new(ToolErrorKind::INVALID_PARAMS, e))?;
+    wrap(host, &settings, escalated)
+}
+
+fn blocked(message: String) -> ToolError {
+    ToolError::new(ToolErrorKind::BLOCKED, message)
+}
+
+fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Value, ToolError> {
+    if settings.sandbox == FilesystemMode::Off {
+        return Ok(json!({"argv_prefix": [], "mode": "off", "network": true}));
+    }
+    if !cfg!(target_os = "linux") {
+        if settings.sandbox_required {
+            return Err(blocked(format!(
+                "The sandbox is required ({}.sandbox_required) but needs Linux, so the command \
+                 was not run.",
+                settings.section
+            )));
+        }
+        return Ok(json!({"argv_prefix": [], "mode": "off", "network": true,
+            "warning": warn_once("commands run without a sandbox: it needs Linux")}));
+    }
+    let limits = Limits {
+        max_processes: Some(settings.max_processes),
+        ..Limits::default()
+    };
+    let wanted = if escalated {
+        SandboxPolicy {
+            limits,
+            ..SandboxPolicy::containment_only()
+        }
+    } else {
+        policy::build(host, settings, limits).map_err(blocked)?
+    };
+    let adapted = wanted.adapt(support());
+    let mut warning = None;
+    if !adapted.missing.is_empty() {
+        let effects: Vec<String> = adapted.missing.iter().map(|m| m.effect.clone()).collect();
+        let missing: Vec<&str> = adapted.missing.iter().map(|m| m.feature.name()).collect();
+        if settings.sandbox_required {
+            return Err(blocked(format!(
+                "The sandbox is required ({}.sandbox_required) but this system cannot enforce \
+                 all of it ({}): {}. The command was not run.",
+                settings.section,
+                missing.join(", "),
+                effects.join("; ")
+            )));
+        }
+        warning = warn_once(&format!(
+            "commands run in a weaker sandbox on this system (missing: {}): {}",
+            missing.join(", "),
+            effects.join("; ")
+        ));
+    }
+    let policy = adapted.policy;
+    let prefix =
+        toolhost_sandbox::argv_prefix(&supervisor::toolhost_program()?, SUPERVISOR_MODE, &policy);
+    let mode = if escalated {
+        "escalated"
+    } else {
+        policy.filesystem.as_str()
+    };
+    Ok(json!({
+        "argv_prefix": prefix,
+        "mode": mode,
+        "network": policy.network,
+        "writable_roots": policy.writable_roots,
+        "warning": warning,
+    }))
+}
+
+/// The warning text the first time in this process (also logged), `None` afterwards.
+fn warn_once(text: &str) -> Option<String> {
+    if WARNED.swap(true, Ordering::Relaxed) {
+        return None;
+    }
+    tracing::warn!(target: "toolhost::sandbox", "{text}");
+    Some(text.to_string())
+}

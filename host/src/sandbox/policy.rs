@@ -1,0 +1,170 @@
+//! The policy of a sandboxed run: the settings, the workspace roots, the package caches, the
+//! protected paths and the files `.clineignore` blocks.
+
+use std::path::PathBuf;
+
+use tool_api::workspace::ignore::ClineIgnore;
+use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy};
+
+use super::ignored::ignored_paths;
+use super::settings::SandboxSettings;
+use crate::call::Host;
+
+/// Most masks one command gets (each is a mount, and the policy travels on the command line).
+const MAX_MASKS: usize = 2_000;
+
+/// `~/...` to an absolute path.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ if path == "~" => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default(),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// The package caches writable by default in workspace-write, so that builds and installs
+/// work: `~/.cache` (pip, go, yarn, uv and most XDG-aware tools; `$XDG_CACHE_HOME` when set),
+/// Cargo's home (`$CARGO_HOME`, else `~/.cargo`: the registry, git checkouts and its lock
+/// files), `~/.npm`, pnpm's store, Go's module cache, Maven's and Gradle's caches. Only those
+/// that exist. Inside them, what runs code later stays read-only ([`cache_protected`]).
+pub fn default_cache_roots() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut roots = Vec::new();
+    roots.push(cache_dir());
+    roots.push(cargo_home());
+    if let Some(home) = &home {
+        for relative in [
+            ".npm",
+            ".local/share/pnpm",
+            "go/pkg/mod",
+            ".m2/repository",
+            ".gradle/caches",
+        ] {
+            roots.push(home.join(relative));
+        }
+    }
+    if let Some(mod_cache) = std::env::var_os("GOMODCACHE") {
+        roots.push(PathBuf::from(mod_cache));
+    }
+    roots.retain(|p| !p.as_os_str().is_empty() && p.is_dir());
+    roots
+}
+
+fn cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_default()
+}
+
+fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_default()
+}
+
+/// What stays read-only inside the writable caches: Cargo's installed programs
+/// (`bin/`), its configuration (which can name a compiler wrapper), credentials and `env`
+/// script; toolhost's own cache (the plugin index).
+pub fn cache_protected() -> Vec<PathBuf> {
+    let cargo = cargo_home();
+    let mut paths: Vec<PathBuf> = [
+        "bin",
+        "config.toml",
+        "config",
+        "credentials.toml",
+        "credentials",
+        "env",
+    ]
+    .iter()
+    .map(|name| cargo.join(name))
+    .collect();
+    paths.push(cache_dir().join("toolhost"));
+    if let Some(index) = std::env::var_os("TOOLHOST_PLUGIN_INDEX") {
+        paths.push(PathBuf::from(index));
+    }
+    paths.retain(|p| p.is_absolute() && p.exists());
+    paths
+}
+
+/// The policy of a sandboxed run, from the settings, the workspace roots and `.clineignore`.
+pub(super) fn build(
+    host: &Host,
+    settings: &SandboxSettings,
+    limits: Limits,
+) -> Result<SandboxPolicy, String> {
+    let roots: Vec<(PathBuf, Option<String>)> = host
+        .workspace()
+        .roots()
+        .into_iter()
+        .map(|r| (PathBuf::from(r.path), r.clineignore))
+        .collect();
+    let mut policy = SandboxPolicy {
+        filesystem: settings.sandbox,
+        network: settings.network,
+        limits,
+        die_with_parent: true,
+        ..SandboxPolicy::default()
+    };
+    let extra: Vec<PathBuf> = settings
+        .writable_roots
+        .iter()
+        .map(|p| expand_home(p))
+        .collect();
+    for (root, _) in &roots {
+        let protected = toolhost_sandbox::protected_paths(root);
+        policy.read_only_paths.extend(protected.read_only);
+        policy.pinned_paths.extend(protected.pinned);
+    }
+    if settings.sandbox == FilesystemMode::WorkspaceWrite {
+        policy
+            .writable_roots
+            .extend(roots.iter().map(|(r, _)| r.clone()));
+        policy.writable_roots.push(std::env::temp_dir());
+        for root in &extra {
+            let protected = toolhost_sandbox::protected_paths(root);
+            policy.read_only_paths.extend(protected.read_only);
+            policy.pinned_paths.extend(protected.pinned);
+        }
+        policy.writable_roots.extend(extra);
+        policy.writable_roots.extend(default_cache_roots());
+        policy.read_only_paths.extend(cache_protected());
+    }
+    if settings.mask_ignored {
+        for (root, rules) in &roots {
+            if let Some(rules) = rules {
+                let ignore = ClineIgnore::from_expanded(root, rules);
+                policy
+                    .masked_paths
+                    .extend(ignored_paths(root, &ignore, &roots, &settings.section)?);
+            }
+        }
+        if policy.masked_paths.len() > MAX_MASKS {
+            return Err(format!(
+                "The command was not run: .clineignore blocks {} files and directories, more than \
+                 the sandbox can hide ({MAX_MASKS}). Block whole directories instead, or set \
+                 {}.mask_ignored = false.",
+                policy.masked_paths.len(),
+                settings.section
+            ));
+        }
+    }
+    Ok(policy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_is_expanded() {
+        if let Some(home) = std::env::var_os("HOME") {
+            assert_eq!(expand_home("~/x"), PathBuf::from(home).join("x"));
+        }
+        assert_eq!(expand_home("/abs"), PathBuf::from("/abs"));
+    }
+}

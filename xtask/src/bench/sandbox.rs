@@ -1,0 +1,196 @@
+//! `bench sandbox`: what the command sandbox adds to an execute_command call. Two `toolhost
+//! serve` processes run side by side over the same workspace (a git repository with a
+//! `.clineignore`), one with `[execute_command] sandbox = "off"`, one with the default
+//! `workspace-write` profile (the strict `read-only`, network off, is timed too); calls of
+//! `true`, `ls` and `git status` alternate between them, and each call is timed from the
+//! request line written to the result line read. The median of each is reported, and the
+//! difference is the sandbox's cost: the policy (the `.clineignore` walk), the supervisor's
+//! fork and exec, namespaces, mounts, Landlock and seccomp, and the clean-up.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::bench::startup::{ms, tempfile_dir};
+use crate::build;
+
+/// Timed calls per command and profile; the median is reported.
+const RUNS: usize = 101;
+
+/// The most the sandbox should add to one command, in milliseconds.
+const TARGET_MS: f64 = 5.0;
+
+const PROFILES: [(&str, &str); 3] = [
+    ("off", "sandbox = \"off\""),
+    ("workspace-write", "sandbox = \"workspace-write\""),
+    (
+        "read-only, no network",
+        "sandbox = \"read-only\"\nnetwork = false",
+    ),
+];
+
+const COMMANDS: [&str; 3] = ["true", "ls", "git status"];
+
+struct Server {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Server {
+    fn start(
+        host: &Path,
+        plugins: &Path,
+        workspace: &Path,
+        settings: &Path,
+    ) -> Result<Self, String> {
+        let mut child = Command::new(host)
+            .arg("--plugins")
+            .arg(plugins)
+            .arg("--settings")
+            .arg(settings)
+            .args(["serve", "--cwd"])
+            .arg(workspace)
+            .env(
+                "TOOLHOST_PLUGIN_INDEX",
+                workspace.join("../plugin-index.json"),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start toolhost serve: {e}"))?;
+        let input = child.stdin.take().ok_or("no stdin")?;
+        let output = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        Ok(Self {
+            child,
+            input,
+            output,
+            next: 0,
+        })
+    }
+
+    /// One call; its wall time and result.
+    fn call(&mut self, command: &str) -> Result<(Duration, Value), String> {
+        self.next += 1;
+        let line = json!({"id": self.next, "tool": "execute_command",
+                          "params": {"command": command, "requires_approval": "false"}});
+        let start = Instant::now();
+        writeln!(self.input, "{line}").map_err(|e| e.to_string())?;
+        let mut answer = String::new();
+        self.output
+            .read_line(&mut answer)
+            .map_err(|e| e.to_string())?;
+        let elapsed = start.elapsed();
+        let value: Value = serde_json::from_str(&answer).map_err(|e| format!("{e}: {answer}"))?;
+        if value["is_error"] == json!(true) {
+            return Err(format!("{command} failed: {}", value["text"]));
+        }
+        Ok((elapsed, value))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Runs the benchmark and returns its JSON record.
+pub fn sandbox() -> Result<Value, String> {
+    let dist = build::dist()?;
+    let host = dist.join("bin/toolhost");
+    let plugins = dist.join("plugins");
+    let base = tempfile_dir("toolhost-bench-sandbox")?;
+    let workspace = base.join("ws");
+    std::fs::create_dir_all(workspace.join("src")).map_err(|e| e.to_string())?;
+    for i in 0..50 {
+        std::fs::write(workspace.join(format!("src/file{i}.rs")), "fn f() {}\n")
+            .map_err(|e| e.to_string())?;
+    }
+    std::fs::write(workspace.join(".env"), "TOKEN=x\n").map_err(|e| e.to_string())?;
+    std::fs::write(workspace.join(".clineignore"), ".env\n").map_err(|e| e.to_string())?;
+    let git = Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(&workspace)
+        .status()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !git.success() {
+        return Err("git init failed".into());
+    }
+    let mut servers = Vec::new();
+    for (i, (_, keys)) in PROFILES.iter().enumerate() {
+        let settings = base.join(format!("settings-{i}.toml"));
+        std::fs::write(
+            &settings,
+            format!("[auto_approve]\nexecute_safe_commands = true\n[execute_command]\n{keys}\n"),
+        )
+        .map_err(|e| e.to_string())?;
+        servers.push(Server::start(&host, &plugins, &workspace, &settings)?);
+    }
+    // Warm up: first calls load the plugin and probe the kernel.
+    for server in &mut servers {
+        for command in COMMANDS {
+            server.call(command)?;
+        }
+    }
+    let mut times = vec![vec![Vec::with_capacity(RUNS); COMMANDS.len()]; PROFILES.len()];
+    for _ in 0..RUNS {
+        for (c, command) in COMMANDS.iter().enumerate() {
+            for (p, server) in servers.iter_mut().enumerate() {
+                times[p][c].push(server.call(command)?.0);
+            }
+        }
+    }
+    let medians: Vec<Vec<f64>> = times
+        .into_iter()
+        .map(|per_command| per_command.into_iter().map(|t| ms(median(t))).collect())
+        .collect();
+    println!(
+        "sandbox: one execute_command call through `toolhost serve`, release build, median of {RUNS} (interleaved)"
+    );
+    print!("  {:<24}", "profile");
+    for command in COMMANDS {
+        print!(" {command:>18}");
+    }
+    println!();
+    let mut rows = Vec::new();
+    for (p, (name, _)) in PROFILES.iter().enumerate() {
+        print!("  {name:<24}");
+        let mut entries = Vec::new();
+        for (c, command) in COMMANDS.iter().enumerate() {
+            let value = medians[p][c];
+            let added = value - medians[0][c];
+            if p == 0 {
+                print!(" {value:>10.2} ms       ");
+            } else {
+                print!(" {value:>7.2} (+{added:.2}) ms");
+            }
+            entries.push(json!({"command": command, "median_ms": value, "added_ms": added}));
+        }
+        println!();
+        rows.push(json!({"profile": name, "commands": entries}));
+    }
+    let worst = (1..PROFILES.len())
+        .flat_map(|p| (0..COMMANDS.len()).map(move |c| (p, c)))
+        .map(|(p, c)| medians[p][c] - medians[0][c])
+        .fold(f64::MIN, f64::max);
+    println!("  most added: {worst:.2} ms (target: at most {TARGET_MS} ms)");
+    Ok(json!({
+        "bench": "sandbox",
+        "runs": RUNS,
+        "profiles": rows,
+        "most_added_ms": worst,
+        "target_ms": TARGET_MS,
+    }))
+}
