@@ -787,6 +787,11 @@ fn a_remote_browser_is_used_and_left_running() {
 
         world.close_and_check();
         assert!(remote.is_running(), "the user's browser stays open");
+        // Chromium drops a closed tab from its list a moment after the close returns.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while remote.tab_urls().contains(&url) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
         assert!(
             !remote.tab_urls().contains(&url),
             "the session's tab is closed ({endpoint})"

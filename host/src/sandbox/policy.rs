@@ -138,9 +138,12 @@ pub(super) fn build(
         for (root, rules) in &roots {
             if let Some(rules) = rules {
                 let ignore = ClineIgnore::from_expanded(root, rules);
-                policy
-                    .masked_paths
-                    .extend(ignored_paths(root, &ignore, &roots, &settings.section)?);
+                policy.masked_paths.extend(ignored_paths(
+                    root,
+                    &ignore,
+                    &roots,
+                    &settings.section,
+                )?);
             }
         }
         if policy.masked_paths.len() > MAX_MASKS {

@@ -83,8 +83,7 @@ mod tests {
         assert_eq!(s.sandbox, FilesystemMode::ReadOnly);
         assert!(!s.network);
         assert!(
-            SandboxSettings::from_request(&json!({"settings": {"sandbox": "strict"}}))
-                .is_err()
+            SandboxSettings::from_request(&json!({"settings": {"sandbox": "strict"}})).is_err()
         );
     }
 }
