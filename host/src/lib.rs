@@ -12,7 +12,9 @@
 //! - `frontends`: the command line, JSON lines, MCP, replay.
 //!
 //! ```no_run
-//! use toolhost::{ApprovalMode, CommandPermissions, HeadlessUi, Host, HostConfig, Settings, Workspace};
+//! use toolhost::{
+//!     ApprovalMode, CommandPermissions, HeadlessUi, Host, HostConfig, Placement, Settings, Workspace,
+//! };
 //!
 //! let host = Host::new(HostConfig {
 //!     plugin_dirs: vec!["target/debug/plugins".into()],
@@ -22,6 +24,7 @@
 //!     command_permissions: CommandPermissions::from_env(),
 //!     ui: Box::new(HeadlessUi),
 //!     task_id: "example".into(),
+//!     placement: Placement::default(),
 //! });
 //! let outcome = host.call("list_files", r#"{"path":"."}"#);
 //! println!("{}", outcome.model_text());
@@ -46,6 +49,7 @@ pub use frontends::cli::main;
 pub use hooks::{ScriptVersion, TrustStore};
 pub use known_tools::CLINE_TOOL_NAMES;
 pub use plugins::bundle::sha256_file;
+pub use plugins::isolation::{Isolation, Placement};
 pub use plugins::{LoadWarning, RegisteredTool, Registry};
 pub use policy::{ApprovalMode, CommandPermissions, Workspace};
 pub use settings::Settings;

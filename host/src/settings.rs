@@ -104,6 +104,8 @@ pub struct Settings {
     pub limits: Limits,
     /// Hook discovery.
     pub hooks: HookSettings,
+    /// Where plugins run and what isolated ones are granted (`[plugins]`).
+    pub plugins: crate::plugins::isolation::PluginsSettings,
     /// The whole file as JSON, for tools' `setting` lookups.
     raw: Value,
     /// Where the settings came from, if from a file.
@@ -185,10 +187,13 @@ impl Settings {
             serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
         let hooks =
             serde_json::from_value(section("hooks")).map_err(|e| format!("[hooks]: {e}"))?;
+        let plugins =
+            crate::plugins::isolation::PluginsSettings::from_section(&section("plugins"))?;
         Ok(Self {
             auto_approve,
             limits,
             hooks,
+            plugins,
             raw,
             source: None,
         })

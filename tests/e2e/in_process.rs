@@ -84,5 +84,9 @@ pub fn host_asking(
         command_permissions: toolhost::CommandPermissions::from_env(),
         ui,
         task_id: "test-task".to_string(),
+        placement: toolhost::Placement {
+            default: Some(toolhost::Isolation::InProcess),
+            ..toolhost::Placement::default()
+        },
     })
 }

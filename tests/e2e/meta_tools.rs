@@ -109,6 +109,10 @@ fn answering(
         command_permissions: toolhost::CommandPermissions::from_env(),
         ui: Box::new(ui.clone()),
         task_id: "test-task".to_string(),
+        placement: toolhost::Placement {
+            default: Some(toolhost::Isolation::InProcess),
+            ..toolhost::Placement::default()
+        },
     });
     (host, ui)
 }

@@ -168,8 +168,17 @@ impl Run {
 
 /// A `toolhost` command isolated from the user's environment: no settings file, no plugin
 /// path or trusted hooks from the environment (the trust file defaults to the temporary config
-/// directory), no terminal.
+/// directory), no terminal; plugins run in-process unless the test's settings place them
+/// (the per-test plugin directories are not the host's own, which would run them isolated:
+/// see [`toolhost_as_installed`]).
 pub fn toolhost() -> Command {
+    let mut command = toolhost_as_installed();
+    command.args(["--isolation", "in-process"]);
+    command
+}
+
+/// [`toolhost`] without choosing where plugins run: the default rules apply.
+pub fn toolhost_as_installed() -> Command {
     static CONFIG_HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
     let config_home = CONFIG_HOME.get_or_init(|| tempfile::tempdir().expect("temp dir"));
     let mut command = Command::new(toolhost_bin());

@@ -52,6 +52,8 @@ pub struct Applied {
     /// The network filter (seccomp, and Landlock's TCP rules where the ABI has them) is in
     /// place.
     pub network_filter: bool,
+    /// Starting programs is refused (seccomp).
+    pub spawn_filter: bool,
     /// Masks, read-only and pinned paths are mounted (a user and mount namespace of its own).
     pub mounts: bool,
 }

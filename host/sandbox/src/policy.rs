@@ -66,9 +66,15 @@ pub struct SandboxPolicy {
     /// mounted over each, so every way of reaching that name (`cat`, `grep -r`, a program, a
     /// symbolic link) finds nothing. Hard links under other names must be listed themselves.
     pub masked_paths: Vec<PathBuf>,
+    /// Where reading is allowed (Landlock), `None`: everywhere. Writable roots are readable too.
+    pub readable_roots: Option<Vec<PathBuf>>,
     /// Whether the network can be reached. `false`: a network namespace of its own (when the
     /// kernel allows one) and a seccomp filter refusing every socket but Unix ones.
     pub network: bool,
+    /// Whether programs may be started. `false`: `execve` and `execveat` fail with `EPERM`
+    /// (seccomp); only for a process that confines itself, since a supervisor must start its
+    /// command.
+    pub spawn: bool,
     /// Resource limits.
     pub limits: Limits,
     /// Whether the sandbox (the command and everything it started) dies with the process that
@@ -84,7 +90,9 @@ impl Default for SandboxPolicy {
             read_only_paths: Vec::new(),
             pinned_paths: Vec::new(),
             masked_paths: Vec::new(),
+            readable_roots: None,
             network: true,
+            spawn: true,
             limits: Limits::default(),
             die_with_parent: true,
         }
@@ -227,6 +235,13 @@ impl SandboxPolicy {
             policy.masked_paths.clear();
             policy.read_only_paths.clear();
             policy.pinned_paths.clear();
+        }
+        if !policy.spawn && !support.seccomp {
+            missing.push(Missing {
+                feature: Feature::Seccomp,
+                effect: "starting programs is not refused (that needs seccomp)".to_string(),
+            });
+            policy.spawn = true;
         }
         if !policy.network && !support.seccomp && !support.network_namespaces() {
             missing.push(Missing {

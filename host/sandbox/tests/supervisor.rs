@@ -74,6 +74,7 @@ impl Scene {
                 ..Limits::default()
             },
             die_with_parent: true,
+            ..SandboxPolicy::default()
         }
     }
 

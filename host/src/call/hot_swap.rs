@@ -43,9 +43,11 @@ impl Host {
         allow_downgrade: bool,
     ) -> Result<String, ReloadError> {
         let info =
-            crate::plugins::loader::load_copy(file).map_err(|error| ReloadError::Unloadable {
-                file: file.to_path_buf(),
-                error,
+            crate::plugins::loader::load_placed(file, &self.placement, true).map_err(|error| {
+                ReloadError::Unloadable {
+                    file: file.to_path_buf(),
+                    error,
+                }
             })?;
         let mut slot = self
             .registry

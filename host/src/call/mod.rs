@@ -30,6 +30,7 @@ use tool_api::model::{
 use tool_api::texts;
 
 use crate::hooks::{HookInput, Hooks};
+use crate::plugins::isolation::Placement;
 use crate::plugins::{runtime_tools, CallData, RegisteredTool, Registry};
 use crate::policy::{approval, ApprovalMode, CommandPermissions, Workspace};
 use crate::settings::Settings;
@@ -62,6 +63,9 @@ pub struct HostConfig {
     pub ui: Box<dyn Ui>,
     /// The task's id.
     pub task_id: String,
+    /// Where plugins run (the `[plugins]` section of `settings` and the workspace roots are
+    /// added to it).
+    pub placement: Placement,
 }
 
 /// A running host: loaded plugins, one workspace, one task.
@@ -81,21 +85,35 @@ pub struct Host {
     sessions: Sessions,
     contexts: Contexts,
     workers: Workers,
+    placement: Placement,
     me: Weak<Host>,
 }
 
 impl Host {
     /// Loads the plugins and builds the host.
-    pub fn new(config: HostConfig) -> Arc<Self> {
-        let registry = Registry::load(&config.plugin_dirs);
+    pub fn new(mut config: HostConfig) -> Arc<Self> {
+        Self::complete_placement(&mut config);
+        let registry = Registry::load(&config.plugin_dirs, &config.placement);
         Self::with_registry(config, registry)
     }
 
     /// Like [`Host::new`], but loads private copies of the libraries, so that their files may
     /// be replaced while the host runs ([`Host::reload_library`], [`Host::watch`]).
-    pub fn new_for_hot_swap(config: HostConfig) -> Arc<Self> {
-        let registry = Registry::load_copies(&config.plugin_dirs);
+    pub fn new_for_hot_swap(mut config: HostConfig) -> Arc<Self> {
+        Self::complete_placement(&mut config);
+        let registry = Registry::load_copies(&config.plugin_dirs, &config.placement);
         Self::with_registry(config, registry)
+    }
+
+    /// Adds the `[plugins]` settings and the workspace roots to the config's placement.
+    pub fn complete_placement(config: &mut HostConfig) {
+        config.placement.settings = config.settings.plugins.clone();
+        config.placement.workspace_roots = config
+            .workspace
+            .roots()
+            .into_iter()
+            .map(|r| PathBuf::from(r.path))
+            .collect();
     }
 
     /// Builds the host around an already loaded registry (a curated bundle's: see
@@ -136,6 +154,7 @@ impl Host {
             sessions: Sessions::default(),
             contexts: Contexts::default(),
             workers: Workers::default(),
+            placement: config.placement,
             me: me.clone(),
         })
     }

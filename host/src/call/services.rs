@@ -71,16 +71,7 @@ impl CallServices for HostCallServices {
     fn check_path(&self, path: &str) -> PathVerdict {
         match self.host.upgrade() {
             Some(host) => host.workspace().verdict(path),
-            None => PathVerdict {
-                path: path.to_string(),
-                absolute: String::new(),
-                resolved: String::new(),
-                inside_workspace: false,
-                ignored: true,
-                display: path.to_string(),
-                refused: true,
-                ignore_rule: None,
-            },
+            None => crate::plugins::handler::refused_verdict(path),
         }
     }
 

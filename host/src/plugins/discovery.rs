@@ -22,11 +22,11 @@ pub fn plugin_dirs(explicit: &[PathBuf]) -> Vec<PathBuf> {
             return dirs;
         }
     }
-    default_dir().into_iter().collect()
+    own_dir().into_iter().collect()
 }
 
-/// `plugins/` next to the executable, or one level up.
-fn default_dir() -> Option<PathBuf> {
+/// The host's own plugin directory: `plugins/` next to the executable, or one level up.
+pub fn own_dir() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let exe_dir = exe.parent()?;
     let beside = exe_dir.join("plugins");

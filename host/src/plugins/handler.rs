@@ -53,6 +53,24 @@ pub trait OpenedPlugin: Send + Sync {
     fn handlers(&self) -> &[Arc<dyn HandlerApi>];
     /// Stops the plugin's threads and runtimes.
     fn shutdown(&self);
+    /// The process id of the worker serving it, when it runs isolated and one is running.
+    fn worker_pid(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// The verdict on a path nobody could judge (the host is gone, or did not answer): refused.
+pub fn refused_verdict(path: &str) -> PathVerdict {
+    PathVerdict {
+        path: path.to_string(),
+        absolute: String::new(),
+        resolved: String::new(),
+        inside_workspace: false,
+        ignored: true,
+        display: path.to_string(),
+        refused: true,
+        ignore_rule: None,
+    }
 }
 
 /// The host services of one call, as a handler may use them.

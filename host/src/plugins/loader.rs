@@ -10,6 +10,10 @@
 //! ([`super::abi::library`]); this module checks the manifest and keeps what was opened. Each
 //! failure becomes a [`LoadError`] naming the reason. Libraries are never unloaded: the ABI
 //! library leaks them by design.
+//!
+//! An isolated plugin ([`super::isolation`]) is opened the same way, by a worker process
+//! ([`super::worker`]), which reports the manifest for the same checks; the host's process
+//! never maps its library.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -19,6 +23,8 @@ use tool_api::model::ToolSpec;
 use super::abi::library::{self, Manifest};
 pub use super::error::LoadError;
 use super::handler::{HandlerApi, OpenedPlugin};
+use super::isolation::{Isolation, Placement};
+use super::worker::{Launch, WorkerPlugin};
 
 /// A plugin library: loaded, or known from the plugin index and loaded on first use.
 pub struct PluginInfo {
@@ -40,6 +46,8 @@ pub struct PluginInfo {
     private_image: bool,
     /// Set when a tool of this plugin panicked: its tools are refused from then on.
     failure: Mutex<Option<String>>,
+    /// How its workers start, when it runs isolated.
+    launch: Option<Launch>,
 }
 
 impl PluginInfo {
@@ -61,6 +69,30 @@ impl PluginInfo {
             image: OnceLock::new(),
             private_image: false,
             failure: Mutex::new(None),
+            launch: None,
+        }
+    }
+
+    /// The same plugin, run isolated by workers started with `launch`.
+    pub fn isolated(mut self, launch: Launch) -> Self {
+        self.launch = Some(launch);
+        self
+    }
+
+    /// Where it runs.
+    pub fn isolation(&self) -> Isolation {
+        if self.launch.is_some() {
+            Isolation::Process
+        } else {
+            Isolation::InProcess
+        }
+    }
+
+    /// The process id of its running worker, when it runs isolated and one is running.
+    pub fn worker_pid(&self) -> Option<u32> {
+        match self.image.get() {
+            Some(Ok(image)) => image.worker_pid(),
+            _ => None,
         }
     }
 
@@ -107,7 +139,11 @@ impl PluginInfo {
     /// Opens the library of a plugin known from the index; it must still be the plugin the
     /// index described.
     fn open_late(&self) -> Result<Arc<dyn OpenedPlugin>, String> {
-        let mut loaded = load(&self.path).map_err(|e| {
+        let loaded = match &self.launch {
+            Some(launch) => load_isolated(&self.path, launch.clone(), |_| Ok(launch.clone())),
+            None => load(&self.path),
+        };
+        let mut loaded = loaded.map_err(|e| {
             format!(
                 "the plugin library {} could not be loaded: {e}",
                 self.path.display()
@@ -181,24 +217,78 @@ pub fn load(path: &Path) -> Result<PluginInfo, LoadError> {
 /// file with the same inode), so every generation needs a file of its own. The copy is removed
 /// once mapped; the mapping stays.
 pub fn load_copy(path: &Path) -> Result<PluginInfo, LoadError> {
+    let copy = private_copy(path, "generation")?;
+    let loaded = load_mapped(&copy, path);
+    let _ = std::fs::remove_file(&copy);
+    loaded
+}
+
+/// Loads the library at `path` where `placement` says it runs; `copy`: a private copy when
+/// in-process (for hot swap; an isolated plugin's workers always load a private copy).
+pub fn load_placed(
+    path: &Path,
+    placement: &Placement,
+    copy: bool,
+) -> Result<PluginInfo, LoadError> {
+    let in_process = |path: &Path| if copy { load_copy(path) } else { load(path) };
+    if placement.isolation(path, None) == Isolation::InProcess && !placement.depends_on_name(path) {
+        return in_process(path);
+    }
+    let first = placement.launch(path, None)?;
+    let mut moved_in = false;
+    let info = load_isolated(path, first, |name| {
+        moved_in = placement.isolation(path, Some(name)) == Isolation::InProcess;
+        placement.launch(path, Some(name))
+    })?;
+    if moved_in {
+        info.shutdown();
+        return in_process(path);
+    }
+    Ok(info)
+}
+
+/// Opens `path` in a worker started with `first`; `configure` gives, from the plugin's name,
+/// how its workers start from then on.
+fn load_isolated(
+    path: &Path,
+    first: Launch,
+    configure: impl FnOnce(&str) -> Result<Launch, LoadError>,
+) -> Result<PluginInfo, LoadError> {
+    let (manifest, plugin) = WorkerPlugin::start(path, first, configure)?;
+    let launch = plugin.launch();
+    let mut info = check_manifest(path, manifest)?.isolated(launch);
+    info.image = OnceLock::from(Ok(Arc::new(plugin) as Arc<dyn OpenedPlugin>));
+    Ok(info)
+}
+
+/// Opens the library at `path` inside a worker process: the ABI checks, the manifest's, the
+/// handlers; what the worker serves.
+pub fn open_in_worker(path: &Path) -> Result<(Manifest, Arc<dyn OpenedPlugin>), LoadError> {
+    let opened = library::open(path)?;
+    let manifest = opened.manifest();
+    check_manifest(path, manifest.clone())?;
+    Ok((manifest, opened.start()?))
+}
+
+/// A copy of `library` in this host's private directory (`$TMPDIR/toolhost-<pid>/`), named
+/// with `purpose` and a generation number.
+pub fn private_copy(library: &Path, purpose: &str) -> Result<PathBuf, LoadError> {
     static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("toolhost-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| LoadError::Open(format!("cannot create {}: {e}", dir.display())))?;
-    let stem = path
+    let stem = library
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let copy = dir.join(format!(
-        "{stem}-{generation}.{}",
+        "{stem}-{purpose}-{generation}.{}",
         super::discovery::LIBRARY_EXTENSION
     ));
-    std::fs::copy(path, &copy)
-        .map_err(|e| LoadError::Open(format!("cannot copy {}: {e}", path.display())))?;
-    let loaded = load_mapped(&copy, path);
-    let _ = std::fs::remove_file(&copy);
-    loaded
+    std::fs::copy(library, &copy)
+        .map_err(|e| LoadError::Open(format!("cannot copy {}: {e}", library.display())))?;
+    Ok(copy)
 }
 
 /// Opens `mapped`, recording `origin` as the plugin's file.

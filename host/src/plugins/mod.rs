@@ -1,8 +1,9 @@
 //! Plugin libraries: where they are found (`discovery`), how they are opened and checked
 //! (`loader`, with the ABI adapter `abi`), what an earlier run learnt of them (`index`), the
 //! registry of tool names they provide (`registry`), the names they serve at run time
-//! (`runtime_tools`), curated bundles (`bundle`), replaced libraries (`watch`), and the seam
-//! every call goes through (`handler`).
+//! (`runtime_tools`), curated bundles (`bundle`), replaced libraries (`watch`), the seam
+//! every call goes through (`handler`), and where plugins run (`isolation`; isolated ones in
+//! `worker` processes).
 
 pub(crate) mod abi;
 pub mod bundle;
@@ -10,10 +11,12 @@ pub(crate) mod discovery;
 pub(crate) mod error;
 pub mod handler;
 pub(crate) mod index;
+pub mod isolation;
 pub mod loader;
 pub mod registry;
 pub(crate) mod runtime_tools;
 pub(crate) mod watch;
+pub(crate) mod worker;
 
 pub use handler::{CallData, CallServices};
 pub use registry::{Handler, LoadWarning, RegisteredTool, Registry};

@@ -18,6 +18,7 @@ use tool_api::model::ToolContent;
 
 use super::handler::{CallData, CallServices, HandlerApi};
 use super::index::PluginIndex;
+use super::isolation::{Isolation, Placement};
 use super::loader::{self, PluginInfo};
 
 /// One handler of a plugin. Several names may share it.
@@ -127,18 +128,18 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Loads every library in `dirs`.
-    pub fn load(dirs: &[PathBuf]) -> Self {
-        Self::load_dirs(dirs, false)
+    /// Loads every library in `dirs`, each where `placement` says it runs.
+    pub fn load(dirs: &[PathBuf], placement: &Placement) -> Self {
+        Self::load_dirs(dirs, placement, false)
     }
 
     /// Loads a private copy of every library in `dirs`, so that the files may be replaced
     /// while the host runs (hot swap).
-    pub fn load_copies(dirs: &[PathBuf]) -> Self {
-        Self::load_dirs(dirs, true)
+    pub fn load_copies(dirs: &[PathBuf], placement: &Placement) -> Self {
+        Self::load_dirs(dirs, placement, true)
     }
 
-    fn load_dirs(dirs: &[PathBuf], copies: bool) -> Self {
+    fn load_dirs(dirs: &[PathBuf], placement: &Placement, copies: bool) -> Self {
         // Private copies exist to load a file again; the index would skip the loading.
         let mut index = if copies {
             PluginIndex::default()
@@ -150,7 +151,7 @@ impl Registry {
             match library_files(dir) {
                 Ok(files) => {
                     for file in files {
-                        registry.add_library(&file, copies, &mut index);
+                        registry.add_library(&file, placement, copies, &mut index);
                     }
                 }
                 Err(e) => registry.warn(dir, format!("cannot read plugin directory: {e}")),
@@ -162,17 +163,26 @@ impl Registry {
 
     /// Registers one library: from its index entry when it has a current one, else by loading
     /// it (and indexing it when it loaded cleanly).
-    fn add_library(&mut self, file: &Path, copy: bool, index: &mut PluginIndex) {
+    fn add_library(
+        &mut self,
+        file: &Path,
+        placement: &Placement,
+        copy: bool,
+        index: &mut PluginIndex,
+    ) {
         if let Some(entry) = index.lookup(file) {
             if let Some((info, handlers)) = entry.plugin(file) {
+                let info = match placement.isolation(file, Some(&info.name)) {
+                    Isolation::InProcess => info,
+                    Isolation::Process => match placement.launch(file, Some(&info.name)) {
+                        Ok(launch) => info.isolated(launch),
+                        Err(e) => return self.warn(file, e.to_string()),
+                    },
+                };
                 return self.add_plugin(file, info, handlers);
             }
         }
-        let loaded = if copy {
-            loader::load_copy(file)
-        } else {
-            loader::load(file)
-        };
+        let loaded = loader::load_placed(file, placement, copy);
         match loaded.map_err(|e| e.to_string()).and_then(|info| {
             let specs = info.handler_specs()?;
             Ok((info, specs))
@@ -204,6 +214,7 @@ impl Registry {
     /// does). Only tool names for which `enabled` is true stay registered.
     pub fn load_files(
         files: &[PathBuf],
+        placement: &Placement,
         earlier: Vec<LoadWarning>,
         admit: impl Fn(&Path, &PluginInfo) -> Result<(), String>,
         enabled: impl Fn(&str) -> bool,
@@ -213,7 +224,7 @@ impl Registry {
             registry.warn(&warning.file, warning.message);
         }
         for file in files {
-            let loaded = loader::load(file)
+            let loaded = loader::load_placed(file, placement, false)
                 .map_err(|e| e.to_string())
                 .and_then(|info| admit(file, &info).map(|()| info))
                 .and_then(|info| Ok((info.handler_specs()?, info)));

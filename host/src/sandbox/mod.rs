@@ -37,7 +37,7 @@ use supervisor::SUPERVISOR_MODE;
 static WARNED: AtomicBool = AtomicBool::new(false);
 
 /// What the kernel offers, probed once per process.
-fn support() -> &'static Support {
+pub(crate) fn support() -> &'static Support {
     static SUPPORT: OnceLock<Support> = OnceLock::new();
     SUPPORT.get_or_init(toolhost_sandbox::probe)
 }

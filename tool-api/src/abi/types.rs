@@ -62,6 +62,9 @@ impl ToolErrorKind {
     pub const PANIC: Self = Self(100);
     /// A bug or broken invariant in the plugin or the host.
     pub const INTERNAL: Self = Self(101);
+    /// The plugin's worker process ended during the call (a crash, a limit, a panic); the host
+    /// starts a fresh one for the next call.
+    pub const CRASHED: Self = Self(102);
 
     /// Whether the model's consecutive-mistake counter goes up for this kind.
     pub fn is_mistake(self) -> bool {
@@ -80,6 +83,7 @@ impl ToolErrorKind {
             Self::UNAVAILABLE => "unavailable",
             Self::PANIC => "panic",
             Self::INTERNAL => "internal",
+            Self::CRASHED => "crashed",
             _ => "failed",
         }
     }

@@ -64,15 +64,16 @@ pub fn apply(policy: &SandboxPolicy) -> Result<Applied, SandboxError> {
         }
         None => {}
     }
-    if !policy.network {
+    if !policy.network || !policy.spawn {
         if is_simulated_missing(Feature::Seccomp) {
             return Err(SandboxError::unsupported(
                 Feature::Seccomp,
-                "cannot filter the network: seccomp is not available",
+                "cannot filter the network or program starts: seccomp is not available",
             ));
         }
-        net_filter::install(true)?;
-        applied.network_filter = true;
+        net_filter::install(policy.network, policy.spawn, true)?;
+        applied.network_filter = !policy.network;
+        applied.spawn_filter = !policy.spawn;
     }
     Ok(applied)
 }

@@ -1,4 +1,5 @@
-//! The file system rules (Landlock): everything readable and executable; writable only beneath
+//! The file system rules (Landlock): everything readable and executable (or only the readable
+//! roots, when the policy names them); writable only beneath
 //! the writable roots (workspace-write) and a few device files; without network, TCP refused
 //! and abstract Unix sockets outside the sandbox out of reach; signals to processes outside
 //! the sandbox refused.
@@ -69,7 +70,14 @@ pub fn restrict(policy: &SandboxPolicy, abi: u32) -> Result<u32, SandboxError> {
     let mut created = ruleset.create().map_err(landlock_error)?;
     if !handled_fs.is_empty() {
         let read = AccessFs::from_read(TARGET) & handled_fs;
-        created = add(created, Path::new("/"), read)?;
+        match &policy.readable_roots {
+            None => created = add(created, Path::new("/"), read)?,
+            Some(roots) => {
+                for root in roots {
+                    created = add(created, root, read)?;
+                }
+            }
+        }
         let file_write = AccessFs::from_file(TARGET) & handled_fs;
         for device in WRITABLE_DEVICES {
             created = add(created, Path::new(device), file_write)?;

@@ -20,8 +20,9 @@ fn seccomp_error(e: impl std::fmt::Display) -> SandboxError {
     SandboxError::unsupported(Feature::Seccomp, format!("seccomp: {e}"))
 }
 
-/// The compiled filter.
-pub fn program() -> Result<BpfProgram, SandboxError> {
+/// The compiled filter: the network rules when `network` is off, `execve` and `execveat`
+/// refused when `spawn` is off.
+pub fn program(network: bool, spawn: bool) -> Result<BpfProgram, SandboxError> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(seccomp_error)?;
     let not_unix = SeccompCondition::new(
         0,
@@ -31,16 +32,23 @@ pub fn program() -> Result<BpfProgram, SandboxError> {
     )
     .map_err(seccomp_error)?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    rules.insert(
-        libc::SYS_socket,
-        vec![SeccompRule::new(vec![not_unix]).map_err(seccomp_error)?],
-    );
-    for call in [
-        libc::SYS_io_uring_setup,
-        libc::SYS_io_uring_enter,
-        libc::SYS_io_uring_register,
-    ] {
-        rules.insert(call, Vec::new());
+    if !network {
+        rules.insert(
+            libc::SYS_socket,
+            vec![SeccompRule::new(vec![not_unix]).map_err(seccomp_error)?],
+        );
+        for call in [
+            libc::SYS_io_uring_setup,
+            libc::SYS_io_uring_enter,
+            libc::SYS_io_uring_register,
+        ] {
+            rules.insert(call, Vec::new());
+        }
+    }
+    if !spawn {
+        for call in [libc::SYS_execve, libc::SYS_execveat] {
+            rules.insert(call, Vec::new());
+        }
     }
     let filter = SeccompFilter::new(
         rules,
@@ -52,10 +60,10 @@ pub fn program() -> Result<BpfProgram, SandboxError> {
     filter.try_into().map_err(seccomp_error)
 }
 
-/// Installs the filter on the calling thread (`all_threads`: on every thread of the process).
-/// `no_new_privs` must be set.
-pub fn install(all_threads: bool) -> Result<(), SandboxError> {
-    let program = program()?;
+/// Installs the filter of [`program`] on the calling thread (`all_threads`: on every thread of
+/// the process). `no_new_privs` must be set.
+pub fn install(network: bool, spawn: bool, all_threads: bool) -> Result<(), SandboxError> {
+    let program = program(network, spawn)?;
     if all_threads {
         seccompiler::apply_filter_all_threads(&program).map_err(seccomp_error)
     } else {

@@ -241,7 +241,7 @@ fn confine(policy: &SandboxPolicy) -> Result<(), SandboxError> {
                 "cannot filter the network: seccomp is not available",
             ));
         }
-        net_filter::install(false)?;
+        net_filter::install(false, true, false)?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::plugins::bundle::Opened;
 use crate::plugins::discovery::plugin_dirs;
+use crate::plugins::isolation::{Isolation, Placement};
 use crate::policy::{ApprovalMode, CommandPermissions, Workspace};
 use crate::settings::Settings;
 use crate::ui::{HeadlessUi, TerminalUi, Ui};
@@ -47,6 +48,7 @@ pub(super) fn build_host_with_ui(
         command_permissions: plugins.command_permissions.clone(),
         ui,
         task_id: new_task_id(),
+        placement: plugins.placement(),
     }))
 }
 
@@ -57,6 +59,8 @@ pub(super) struct PluginSource {
     bundle: Option<Opened>,
     /// The bundle's command permissions, else `CLINE_COMMAND_PERMISSIONS`'s.
     command_permissions: CommandPermissions,
+    /// `--isolation`.
+    isolation: Option<Isolation>,
 }
 
 impl PluginSource {
@@ -66,6 +70,7 @@ impl PluginSource {
         plugins: &[PathBuf],
         bundle: Option<&Path>,
         trusted_key: Option<&Path>,
+        isolation: Option<Isolation>,
     ) -> Result<Self, String> {
         let bundle = match (bundle, trusted_key) {
             (Some(dir), Some(key)) => Opened::open(dir, key).map_err(|e| e.to_string())?,
@@ -80,6 +85,7 @@ impl PluginSource {
                     dirs: plugin_dirs(plugins),
                     bundle: None,
                     command_permissions: CommandPermissions::from_env(),
+                    isolation,
                 })
             }
         };
@@ -90,7 +96,21 @@ impl PluginSource {
             dirs: Vec::new(),
             bundle: Some(bundle),
             command_permissions,
+            isolation,
         })
+    }
+
+    /// Where the plugins run: `--isolation`, and what the bundle requires.
+    fn placement(&self) -> Placement {
+        Placement {
+            default: self.isolation,
+            required: self
+                .bundle
+                .as_ref()
+                .map(Opened::required_isolation)
+                .unwrap_or_default(),
+            ..Placement::default()
+        }
     }
 
     /// Loads the plugins (a bundle's admitted ones, with its approval defaults) and builds the
@@ -110,7 +130,9 @@ impl PluginSource {
             return Host::new(config);
         };
         bundle.apply_approvals(&mut config.settings);
-        Host::with_registry(config, bundle.load())
+        Host::complete_placement(&mut config);
+        let registry = bundle.load(&config.placement);
+        Host::with_registry(config, registry)
     }
 }
 
@@ -159,6 +181,7 @@ pub(super) fn serving_host(
         command_permissions: plugins.command_permissions.clone(),
         ui: Box::new(HeadlessUi),
         task_id: new_task_id(),
+        placement: plugins.placement(),
     });
     host.watch(&plugins.dirs, hot_swap.allow_downgrade)
         .map_err(|e| format!("cannot watch the plugin directories: {e}"))?;

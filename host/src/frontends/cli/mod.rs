@@ -40,6 +40,11 @@ pub struct Cli {
     /// The public key that must have signed the bundle's manifest.
     #[arg(long, global = true, value_name = "PUB")]
     pub trusted_key: Option<PathBuf>,
+    /// Where plugins run by default: `process` (each in a worker process of its own) or
+    /// `in-process`. Without it, the host's own plugin directory runs in-process and any other
+    /// isolated; `[plugins.<name>] isolation` and a bundle's requirement still decide first.
+    #[arg(long, global = true, value_enum, value_name = "MODE")]
+    pub isolation: Option<crate::plugins::isolation::Isolation>,
     /// More logging on stderr (repeatable). $TOOLHOST_LOG takes a tracing filter.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -173,6 +178,7 @@ pub enum PolicyCommand {
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
     crate::sandbox::supervisor::run_supervisor_if_asked();
+    crate::plugins::worker::serve::run_worker_if_asked();
     let cli = Cli::parse();
     init_logging(cli.verbose);
     match run(cli) {
@@ -208,6 +214,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             &cli.plugins,
             cli.bundle.as_deref(),
             cli.trusted_key.as_deref(),
+            cli.isolation,
         )?,
     };
     // A host for commands that only look: no workspace of their own, nothing approved.

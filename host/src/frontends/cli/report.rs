@@ -24,6 +24,8 @@ pub(super) fn print_tools(host: &Host, json: bool) {
                     "abi_version": plugin.abi_version.to_string(),
                     "library": plugin.path,
                     "loaded": plugin.is_loaded(),
+                    "isolation": plugin.isolation().as_str(),
+                    "worker_pid": plugin.worker_pid(),
                     "partial": tool.spec.partial,
                     "handler_id": tool.handler.id,
                     "cline_tool": is_cline_tool(name),
@@ -43,8 +45,12 @@ pub(super) fn print_tools(host: &Host, json: bool) {
     let mut out = String::new();
     for (name, tool) in &tools {
         let plugin = &tool.handler.plugin;
+        let mode = match plugin.worker_pid() {
+            Some(pid) => format!("process (pid {pid})"),
+            None => plugin.isolation().as_str().to_string(),
+        };
         out.push_str(&format!(
-            "{name:<28} {:<22} {:<8} handler={:<24} partial={:<5} {}\n",
+            "{name:<28} {:<22} {:<8} handler={:<24} partial={:<5} {mode:<20} {}\n",
             plugin.name,
             plugin.version,
             tool.handler.id,

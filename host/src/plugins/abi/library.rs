@@ -14,7 +14,7 @@ use crate::plugins::error::LoadError;
 use crate::plugins::handler::OpenedPlugin;
 
 /// A plugin's manifest, in Rust types.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
     /// The plugin's name.
     pub name: String,

@@ -37,93 +37,27 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::plugins::discovery::library_files;
+use crate::plugins::isolation::{Isolation, Placement, Required};
 use crate::plugins::{LoadWarning, Registry};
-use crate::settings::{AutoApprove, Settings};
+use crate::settings::Settings;
 
 mod error;
+mod manifest;
 
 pub use error::BundleError;
 use error::{read_error, write_error};
+#[cfg(test)]
+use manifest::BundleInfo;
+pub use manifest::{Manifest, PluginEntry, Policy};
 
 /// The manifest's file name inside a bundle directory.
 pub const MANIFEST_FILE: &str = "bundle.toml";
 /// The signature's file name inside a bundle directory.
 pub const SIGNATURE_FILE: &str = "bundle.toml.sig";
-
-/// A parsed `bundle.toml`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    /// Name and version of the bundle.
-    pub bundle: BundleInfo,
-    /// The vetted libraries.
-    #[serde(default)]
-    pub plugins: Vec<PluginEntry>,
-    /// The policy that comes with them.
-    #[serde(default)]
-    pub policy: Policy,
-}
-
-/// The `[bundle]` section.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BundleInfo {
-    /// The bundle's name.
-    pub name: String,
-    /// The bundle's version.
-    pub version: String,
-}
-
-/// One `[[plugins]]` entry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PluginEntry {
-    /// The library's file name inside the bundle directory.
-    pub library: String,
-    /// A semver requirement on the plugin's version (`">=0.1, <0.2"`).
-    pub version: String,
-    /// SHA-256 of the library file, lowercase hex.
-    pub sha256: String,
-}
-
-/// The `[policy]` section.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Policy {
-    /// The tool names that register; `None` means all of the bundle's tools.
-    pub enabled_tools: Option<Vec<String>>,
-    /// Replaces the settings file's `[auto_approve]` when present.
-    pub auto_approve: Option<AutoApprove>,
-    /// The CLINE_COMMAND_PERMISSIONS JSON, as text.
-    pub command_permissions: Option<String>,
-}
-
-impl Manifest {
-    /// Parses and checks manifest text: library names are plain file names, requirements parse.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let manifest: Self = toml::from_str(text).map_err(|e| e.to_string())?;
-        for entry in &manifest.plugins {
-            if Path::new(&entry.library).file_name() != Some(entry.library.as_ref()) {
-                return Err(format!(
-                    "library '{}' must be a file name inside the bundle directory",
-                    entry.library
-                ));
-            }
-            semver::VersionReq::parse(&entry.version).map_err(|e| {
-                format!(
-                    "library '{}': version requirement '{}': {e}",
-                    entry.library, entry.version
-                )
-            })?;
-        }
-        Ok(manifest)
-    }
-}
 
 /// SHA-256 of a file, lowercase hex.
 pub fn sha256_file(path: &Path) -> Result<String, BundleError> {
@@ -260,8 +194,31 @@ impl Opened {
         }
     }
 
-    /// Loads what the verified manifest admits; every refusal is a warning of the registry.
-    pub fn load(&self) -> Registry {
+    /// Which of the bundle's plugins must run isolated (`isolation = "process"` in `[policy]`
+    /// or in their `[[plugins]]` entry; `in_process` requires nothing).
+    pub fn required_isolation(&self) -> Required {
+        let Some(manifest) = self.manifest.as_ref().ok() else {
+            return Required::Nothing;
+        };
+        if manifest.policy.isolation == Some(Isolation::Process) {
+            return Required::All;
+        }
+        let libraries: Vec<String> = manifest
+            .plugins
+            .iter()
+            .filter(|p| p.isolation == Some(Isolation::Process))
+            .map(|p| p.library.clone())
+            .collect();
+        if libraries.is_empty() {
+            Required::Nothing
+        } else {
+            Required::Libraries(libraries)
+        }
+    }
+
+    /// Loads what the verified manifest admits, where `placement` says; every refusal is a
+    /// warning of the registry.
+    pub fn load(&self, placement: &Placement) -> Registry {
         let manifest = match &self.manifest {
             Ok(manifest) => manifest,
             Err(why) => {
@@ -269,7 +226,13 @@ impl Opened {
                     file: self.dir.join(MANIFEST_FILE),
                     message: format!("{why}; nothing from this bundle is loaded"),
                 };
-                return Registry::load_files(&[], vec![warning], |_, _| Ok(()), |_| false);
+                return Registry::load_files(
+                    &[],
+                    placement,
+                    vec![warning],
+                    |_, _| Ok(()),
+                    |_| false,
+                );
             }
         };
         let check = check_files(&self.dir, manifest);
@@ -285,6 +248,7 @@ impl Opened {
         let enabled = manifest.policy.enabled_tools.clone();
         Registry::load_files(
             &files,
+            placement,
             check.warnings(&self.dir),
             |file, info| {
                 let text = requirements.get(file).map(String::as_str).unwrap_or("");

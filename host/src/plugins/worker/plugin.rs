@@ -1,0 +1,350 @@
+//! An isolated plugin: its handlers served by a worker process, started on first use and
+//! again after it ended, behind the same [`HandlerApi`] as an in-process library.
+//!
+//! Every worker of one plugin generation loads the same private copy of the library, so a
+//! worker started after a crash runs the build the host checked, even if the file has been
+//! replaced since (a replaced file is a new generation: hot swap). Crashes are counted: after
+//! [`CRASHES_TO_DISABLE`] within [`CRASH_WINDOW`] the plugin is disabled until a new build of
+//! its library is loaded or the host restarts.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD};
+
+use super::connection::{ended_error, Connection, Ending, Interrupted, Ready};
+use super::process::Launch;
+use super::protocol::Op;
+use crate::plugins::abi::library::Manifest;
+use crate::plugins::error::LoadError;
+use crate::plugins::handler::{CallData, CallServices, HandlerApi, OpenedPlugin};
+use crate::plugins::loader::private_copy;
+
+/// Crashes within [`CRASH_WINDOW`] that disable a plugin.
+pub const CRASHES_TO_DISABLE: usize = 3;
+
+/// The window crashes are counted in.
+pub const CRASH_WINDOW: Duration = Duration::from_secs(60);
+
+/// How long a worker may take to stop its plugin when the host shuts down.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// An isolated plugin generation.
+pub struct WorkerPlugin {
+    shared: Arc<Shared>,
+    handlers: Vec<Arc<dyn HandlerApi>>,
+}
+
+struct Shared {
+    name: String,
+    launch: Launch,
+    /// The private copy of the library; removed with the generation.
+    copy: PathBuf,
+    specs: Vec<Result<Vec<ToolSpec>, String>>,
+    live: Mutex<Option<Arc<Connection>>>,
+    crashes: Mutex<VecDeque<Instant>>,
+    disabled: Mutex<Option<String>>,
+}
+
+impl WorkerPlugin {
+    /// Copies `library` privately and starts a first worker on the copy with `first`;
+    /// `configure` then gives, from the plugin's name, how its workers start (when that
+    /// differs, the first worker is stopped and the next call starts one so). The plugin's
+    /// manifest and the plugin.
+    pub fn start(
+        library: &Path,
+        mut first: Launch,
+        configure: impl FnOnce(&str) -> Result<Launch, LoadError>,
+    ) -> Result<(Manifest, Self), LoadError> {
+        let copy = private_copy(library, "worker")?;
+        first.library = copy.clone();
+        let started = Connection::start(&first);
+        let (connection, ready) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                let _ = std::fs::remove_file(&copy);
+                return Err(e);
+            }
+        };
+        let Ready { manifest, specs } = ready;
+        let mut launch = match configure(&manifest.name) {
+            Ok(launch) => launch,
+            Err(e) => {
+                connection.stop("the host could not configure it");
+                let _ = std::fs::remove_file(&copy);
+                return Err(e);
+            }
+        };
+        launch.library = copy.clone();
+        launch.plugin = manifest.name.clone();
+        if launch.config != first.config || launch.env != first.env {
+            connection.stop("restarted with the plugin's own settings");
+        }
+        let shared = Arc::new(Shared {
+            name: manifest.name.clone(),
+            launch,
+            copy,
+            specs,
+            live: Mutex::new(None),
+            crashes: Mutex::default(),
+            disabled: Mutex::new(None),
+        });
+        Shared::watch(&shared, &connection);
+        *shared.live.lock().unwrap_or_else(PoisonError::into_inner) = Some(connection);
+        let handlers = (0..shared.specs.len())
+            .map(|index| {
+                Arc::new(WorkerHandler {
+                    shared: shared.clone(),
+                    index,
+                }) as Arc<dyn HandlerApi>
+            })
+            .collect();
+        Ok((manifest, Self { shared, handlers }))
+    }
+
+    /// How its workers start.
+    pub fn launch(&self) -> Launch {
+        self.shared.launch.clone()
+    }
+
+    /// The running worker's process id.
+    pub fn worker_pid(&self) -> Option<u32> {
+        self.shared
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .filter(|c| c.is_alive())
+            .map(|c| c.pid())
+    }
+}
+
+impl OpenedPlugin for WorkerPlugin {
+    fn handlers(&self) -> &[Arc<dyn HandlerApi>] {
+        &self.handlers
+    }
+
+    fn shutdown(&self) {
+        let live = self
+            .shared
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(connection) = live {
+            connection.shut_down(SHUTDOWN_GRACE);
+        }
+    }
+
+    fn worker_pid(&self) -> Option<u32> {
+        WorkerPlugin::worker_pid(self)
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(connection) = self
+            .live
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            connection.stop("the plugin generation was replaced");
+        }
+        let _ = std::fs::remove_file(&self.copy);
+    }
+}
+
+impl Shared {
+    /// Counts `connection`'s ending (through a weak reference: a worker does not keep its
+    /// generation alive).
+    fn watch(shared: &Arc<Self>, connection: &Connection) {
+        let me: Weak<Self> = Arc::downgrade(shared);
+        connection.on_end(move |ending| {
+            if let Some(me) = me.upgrade() {
+                me.ended(ending);
+            }
+        });
+    }
+
+    /// The running worker, started when there is none.
+    fn connection(self: &Arc<Self>) -> Result<Arc<Connection>, ToolError> {
+        if let Some(reason) = self
+            .disabled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+        {
+            return Err(ToolError::new(ToolErrorKind::UNAVAILABLE, reason));
+        }
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(connection) = live.as_ref().filter(|c| c.is_alive()) {
+            return Ok(connection.clone());
+        }
+        let (connection, ready) = Connection::start(&self.launch).map_err(|e| {
+            ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!("The plugin '{}' could not be started: {e}", self.name),
+            )
+        })?;
+        if ready.manifest.name != self.name {
+            connection.stop("it is another plugin");
+            return Err(ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!(
+                    "The plugin '{}' could not be started: its library now holds '{}'",
+                    self.name, ready.manifest.name
+                ),
+            ));
+        }
+        Self::watch(self, &connection);
+        *live = Some(connection.clone());
+        Ok(connection)
+    }
+
+    /// Counts a crash; disables the plugin after too many.
+    fn ended(&self, ending: &Ending) {
+        if !ending.is_crash() {
+            return;
+        }
+        let now = Instant::now();
+        let mut crashes = self.crashes.lock().unwrap_or_else(PoisonError::into_inner);
+        crashes.push_back(now);
+        while crashes
+            .front()
+            .is_some_and(|&at| now.duration_since(at) > CRASH_WINDOW)
+        {
+            crashes.pop_front();
+        }
+        if crashes.len() >= CRASHES_TO_DISABLE {
+            let reason = format!(
+                "The plugin '{}' was disabled after {} crashes within a minute (the last: {}). A new build of its library (hot swap) or a restart of toolhost enables it again.",
+                self.name,
+                crashes.len(),
+                ending.how
+            );
+            tracing::error!(target: "toolhost::plugins", "{reason}");
+            *self.disabled.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason);
+        }
+    }
+
+    /// A panic leaves the plugin's state unknown: its worker is replaced (and it counts as a
+    /// crash); the error keeps the plugin's message.
+    fn panicked(&self, connection: &Connection, error: ToolError) -> ToolError {
+        connection.stop("it panicked");
+        self.ended(&Ending {
+            how: "a panic".to_string(),
+            last_words: None,
+            stopped: None,
+        });
+        ToolError::new(
+            ToolErrorKind::CRASHED,
+            format!(
+                "{} (The plugin '{}' runs in a worker process, which was replaced; its next call starts afresh.)",
+                error.message, self.name
+            ),
+        )
+    }
+}
+
+/// One handler of an isolated plugin.
+struct WorkerHandler {
+    shared: Arc<Shared>,
+    index: usize,
+}
+
+impl WorkerHandler {
+    fn request(
+        &self,
+        op: Op,
+        call: &CallData<'_>,
+        services: Option<&dyn CallServices>,
+    ) -> Result<Value, ToolError> {
+        let connection = self.shared.connection()?;
+        match connection.call(self.index, op, call, services) {
+            Ok(value) => Ok(value),
+            Err(Interrupted::Failed(error)) => {
+                let error = ToolError::from(error);
+                if error.kind == ToolErrorKind::PANIC {
+                    Err(self.shared.panicked(&connection, error))
+                } else {
+                    Err(error)
+                }
+            }
+            Err(Interrupted::Ended(ending)) => {
+                Err(ended_error(&self.shared.name, call.tool_name, &ending))
+            }
+        }
+    }
+}
+
+fn malformed(e: &serde_json::Error) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::INTERNAL,
+        format!("the tool returned malformed content: {e}"),
+    )
+}
+
+impl HandlerApi for WorkerHandler {
+    fn specs(&self) -> Result<Vec<ToolSpec>, String> {
+        self.shared
+            .specs
+            .get(self.index)
+            .cloned()
+            .unwrap_or_else(|| Err("no such handler".to_string()))
+    }
+
+    fn describe(&self, call: &CallData<'_>) -> String {
+        match self.request(Op::Describe, call, None) {
+            Ok(Value::String(text)) => text,
+            _ => format!("[{}]", call.tool_name),
+        }
+    }
+
+    fn execute(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> Result<ToolContent, ToolError> {
+        let content = self.request(Op::Execute, call, Some(services))?;
+        serde_json::from_value(content).map_err(|e| malformed(&e))
+    }
+
+    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError> {
+        self.request(Op::Partial, call, Some(services)).map(|_| ())
+    }
+
+    fn extension(&self, method: &str, payload: &Value) -> Result<Value, ToolError> {
+        // A notification to a plugin without a running worker: nothing is kept to notify.
+        if method == CLOSE_SESSION_METHOD || method == TASK_ENDED_METHOD {
+            let live = self
+                .shared
+                .live
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+                .filter(|c| c.is_alive());
+            let Some(connection) = live else {
+                return Ok(Value::Null);
+            };
+            return connection
+                .extension(self.index, method, payload)
+                .map_err(|e| interrupted(&self.shared.name, method, e));
+        }
+        let connection = self.shared.connection()?;
+        connection
+            .extension(self.index, method, payload)
+            .map_err(|e| interrupted(&self.shared.name, method, e))
+    }
+}
+
+fn interrupted(plugin: &str, what: &str, error: Interrupted) -> ToolError {
+    match error {
+        Interrupted::Failed(error) => error.into(),
+        Interrupted::Ended(ending) => ended_error(plugin, what, &ending),
+    }
+}
