@@ -10,6 +10,7 @@ mod clineignore;
 mod command_permissions;
 mod escape;
 mod execute_command;
+mod faults_isolated;
 mod hooks;
 mod in_process;
 mod list_code_definition_names;

@@ -50,9 +50,10 @@ impl Isolation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FsGrant {
-    /// Read its own library and the system's files only.
+    /// Read its own library and the system's files only (and use its own temporary
+    /// directory, as every worker may).
     None,
-    /// Also read the workspace roots and the temporary directory.
+    /// Also read the workspace roots.
     WorkspaceRead,
     /// Also write there.
     WorkspaceWrite,
@@ -246,6 +247,7 @@ impl Placement {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
         });
+        let temp_dir = super::loader::private_dir(&format!("tmp-{plugin}"))?;
         Ok(Launch {
             program,
             library: library.to_path_buf(),
@@ -253,9 +255,10 @@ impl Placement {
             config: WorkerConfig {
                 host_pid: i32::try_from(std::process::id()).unwrap_or(0),
                 limits,
-                sandbox: self.sandbox(&options, library)?,
+                sandbox: self.sandbox(&options, &temp_dir)?,
             },
             env: options.env.clone().unwrap_or_default(),
+            temp_dir,
         })
     }
 
@@ -264,7 +267,7 @@ impl Placement {
     fn sandbox(
         &self,
         options: &PluginOptions,
-        library: &Path,
+        temp_dir: &Path,
     ) -> Result<Option<SandboxPolicy>, LoadError> {
         let fs = options.fs.unwrap_or(FsGrant::WorkspaceRead);
         let network = options.network.unwrap_or(false);
@@ -273,23 +276,21 @@ impl Placement {
             return Ok(None);
         }
         let mut readable: Vec<PathBuf> = SYSTEM_READABLE.iter().map(PathBuf::from).collect();
-        if let Some(dir) = library.parent() {
-            readable.push(dir.to_path_buf());
-        }
-        let mut writable = Vec::new();
+        // The private copies of the libraries the workers load.
+        readable.push(super::loader::private_dir("")?);
+        // Its own temporary directory (its `TMPDIR`), never the shared one: that holds other
+        // programs' files.
+        let mut writable = vec![temp_dir.to_path_buf()];
         if matches!(fs, FsGrant::WorkspaceRead | FsGrant::WorkspaceWrite) {
             readable.extend(self.workspace_roots.iter().cloned());
-            readable.push(std::env::temp_dir());
         }
         if fs == FsGrant::WorkspaceWrite {
             writable.extend(self.workspace_roots.iter().cloned());
-            writable.push(std::env::temp_dir());
         }
         let policy = SandboxPolicy {
             filesystem: match fs {
                 FsGrant::Full => FilesystemMode::Off,
-                FsGrant::WorkspaceWrite => FilesystemMode::WorkspaceWrite,
-                FsGrant::None | FsGrant::WorkspaceRead => FilesystemMode::ReadOnly,
+                _ => FilesystemMode::WorkspaceWrite,
             },
             readable_roots: (fs != FsGrant::Full).then_some(readable),
             writable_roots: writable,

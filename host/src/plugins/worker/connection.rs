@@ -162,7 +162,7 @@ impl Connection {
     }
 
     /// Calls `ended` with how the worker ended, once it has (at once if it already has),
-    /// after every call in flight was told.
+    /// before the calls in flight are told.
     pub fn on_end(&self, ended: impl FnOnce(&Ending) + Send + 'static) {
         let mut routes = self.routes();
         match routes.ended.clone() {
@@ -343,7 +343,9 @@ impl Connection {
                 Ok(Some(message)) => message,
                 Ok(None) => return,
                 Err(e) => {
-                    tracing::warn!(target: "toolhost::plugins", "plugin '{}': its worker broke the channel: {e}", self.plugin);
+                    if self.stopping_reason().is_none() {
+                        tracing::warn!(target: "toolhost::plugins", "plugin '{}': its worker broke the channel: {e}", self.plugin);
+                    }
                     return;
                 }
             };
@@ -404,11 +406,13 @@ impl Connection {
                 routes.on_end.take(),
             )
         };
-        for waiting in waiting {
-            let _ = waiting.send(Incoming::Ended(ending.clone()));
-        }
+        // First the plugin's accounting (a crash may disable it), then the calls: a caller
+        // that calls again at once finds the plugin as it now is.
         if let Some(on_end) = on_end {
             on_end(&ending);
+        }
+        for waiting in waiting {
+            let _ = waiting.send(Incoming::Ended(ending.clone()));
         }
     }
 }

@@ -20,7 +20,7 @@ use super::serve::WORKER_MODE;
 
 /// Environment variables a worker always gets (when the host has them); everything else is
 /// left out unless the plugin's settings pass it on.
-const KEPT_ENV: [&str; 16] = [
+const KEPT_ENV: [&str; 15] = [
     "PATH",
     "HOME",
     "USER",
@@ -29,7 +29,6 @@ const KEPT_ENV: [&str; 16] = [
     "LANG",
     "LANGUAGE",
     "TZ",
-    "TMPDIR",
     "TERM",
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
@@ -58,6 +57,8 @@ pub struct Launch {
     pub config: WorkerConfig,
     /// More environment variables to pass on (`*`: all of them).
     pub env: Vec<String>,
+    /// Its own temporary directory (its `TMPDIR`).
+    pub temp_dir: PathBuf,
 }
 
 /// A started worker.
@@ -81,6 +82,7 @@ pub fn start(launch: &Launch) -> io::Result<Started> {
         .arg(config)
         .env_clear()
         .envs(environment(&launch.env))
+        .env("TMPDIR", &launch.temp_dir)
         .stdin(Stdio::from(OwnedFd::from(worker_end)))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
