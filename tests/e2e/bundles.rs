@@ -410,3 +410,67 @@ fn a_bundle_needs_a_trusted_key() {
         )
     );
 }
+
+#[test]
+fn a_bundle_can_require_isolation_and_set_its_grants() {
+    let bundle = Bundle::new();
+    // The whole bundle isolated, whatever --isolation says (the test command passes
+    // `--isolation in-process`).
+    bundle.write(&bundle.manifest(
+        &format!("={}", bundle.version),
+        "[policy]\nisolation = \"process\"\n",
+    ));
+    let listing = bundle.toolhost(&bundle.public_key(), &["tools", "--json"]);
+    let modes: Vec<Value> = listing.json()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["isolation"].clone())
+        .collect();
+    assert_eq!(
+        modes,
+        [json!("process"), json!("process")],
+        "{}",
+        listing.stdout
+    );
+
+    // One plugin isolated, granted no file system: it cannot read the workspace.
+    let manifest = format!(
+        "[bundle]\nname = \"acme\"\nversion = \"1.0.0\"\n\n\
+         [[plugins]]\nlibrary = \"{READ_FILE}\"\nversion = \"={v}\"\nsha256 = \"{}\"\n\
+         isolation = \"process\"\ngrants = {{ fs = \"none\" }}\n\n\
+         [[plugins]]\nlibrary = \"{LIST_FILES}\"\nversion = \"={v}\"\nsha256 = \"{}\"\n",
+        bundle.sha(READ_FILE),
+        bundle.sha(LIST_FILES),
+        v = bundle.version,
+    );
+    bundle.write(&manifest);
+    let ws = workdir();
+    std::fs::write(ws.path().join("a.txt"), "inside\n").unwrap();
+    let cwd = ws.path().to_str().unwrap();
+    let read = bundle.toolhost(
+        &bundle.public_key(),
+        &[
+            "call",
+            "read_file",
+            r#"{"path":"a.txt"}"#,
+            "--json",
+            "--cwd",
+            cwd,
+        ],
+    );
+    assert_eq!(read.json()["is_error"], json!(true), "{}", read.stdout);
+    assert!(!read.stdout.contains("inside"), "{}", read.stdout);
+    let listed = bundle.toolhost(
+        &bundle.public_key(),
+        &[
+            "call",
+            "list_files",
+            r#"{"path":"."}"#,
+            "--json",
+            "--cwd",
+            cwd,
+        ],
+    );
+    assert_eq!(listed.json()["text"], json!("a.txt"), "{}", listed.stdout);
+}

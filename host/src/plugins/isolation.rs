@@ -166,6 +166,8 @@ pub struct Placement {
     pub default: Option<Isolation>,
     /// What a bundle requires.
     pub required: Required,
+    /// A bundle's grants, by library file name; they replace the settings' for that library.
+    pub bundle_grants: BTreeMap<String, PluginOptions>,
     /// The host's own plugin directory (`None`: found beside the executable).
     pub own_dir: Option<PathBuf>,
     /// The `toolhost` binary workers run (`None`: found as the sandbox supervisor is).
@@ -229,7 +231,13 @@ impl Placement {
 
     /// How a worker of the plugin `name` (when known) is started, for `library`.
     pub fn launch(&self, library: &Path, name: Option<&str>) -> Result<Launch, LoadError> {
-        let options = self.settings.options(name);
+        let mut options = self.settings.options(name);
+        if let Some(grants) = library
+            .file_name()
+            .and_then(|n| self.bundle_grants.get(n.to_string_lossy().as_ref()))
+        {
+            options = options.merged(grants);
+        }
         let program = match &self.program {
             Some(program) => program.clone(),
             None => crate::sandbox::supervisor::toolhost_program()

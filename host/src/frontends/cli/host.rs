@@ -109,6 +109,7 @@ impl PluginSource {
                 .as_ref()
                 .map(Opened::required_isolation)
                 .unwrap_or_default(),
+            bundle_grants: self.bundle.as_ref().map(Opened::grants).unwrap_or_default(),
             ..Placement::default()
         }
     }

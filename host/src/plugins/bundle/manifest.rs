@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::plugins::isolation::Isolation;
+use crate::plugins::isolation::{Isolation, PluginOptions};
 use crate::settings::AutoApprove;
 
 /// A parsed `bundle.toml`.
@@ -45,6 +45,10 @@ pub struct PluginEntry {
     /// `process`: this plugin runs isolated, whatever the user's settings say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation: Option<Isolation>,
+    /// What its worker is granted when it runs isolated (`fs`, `network`, `spawn`, limits;
+    /// the keys of `[plugins.<name>]`); these replace the user's settings for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grants: Option<PluginOptions>,
 }
 
 /// The `[policy]` section.

@@ -41,7 +41,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::plugins::discovery::library_files;
-use crate::plugins::isolation::{Isolation, Placement, Required};
+use crate::plugins::isolation::{Isolation, Placement, PluginOptions, Required};
 use crate::plugins::{LoadWarning, Registry};
 use crate::settings::Settings;
 
@@ -214,6 +214,18 @@ impl Opened {
         } else {
             Required::Libraries(libraries)
         }
+    }
+
+    /// The grants of the bundle's plugins, by library file name.
+    pub fn grants(&self) -> BTreeMap<String, PluginOptions> {
+        let Some(manifest) = self.manifest.as_ref().ok() else {
+            return BTreeMap::new();
+        };
+        manifest
+            .plugins
+            .iter()
+            .filter_map(|p| Some((p.library.clone(), p.grants.clone()?)))
+            .collect()
     }
 
     /// Loads what the verified manifest admits, where `placement` says; every refusal is a
