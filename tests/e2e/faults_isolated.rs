@@ -581,3 +581,62 @@ fn a_worker_without_the_network_grant_reaches_no_server() {
     );
     server.unblock();
 }
+
+#[test]
+fn a_hot_swapped_isolated_plugin_gets_new_workers() {
+    let scene = Scene::new(SETTINGS);
+    // Copies, not links, so that the file can be replaced.
+    let plugins = workdir();
+    for name in ["fixture_faults", "read_file"] {
+        let source = toolhost_tests::library(name);
+        std::fs::copy(&source, plugins.path().join(source.file_name().unwrap())).unwrap();
+    }
+    let mut child = toolhost()
+        .arg("--settings")
+        .arg(&scene.settings)
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["serve", "--watch", "--cwd"])
+        .arg(scene.ws.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut session = Session {
+        frontend: Frontend::Serve,
+        stdin: child.stdin.take(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        child,
+        next_id: 99,
+    };
+    session.check_alive("starting");
+    let first = workers_of(session.pid());
+    assert_eq!(first.len(), 1, "{first:?}");
+
+    // A new build (other bytes: one more after the end of the image) installed the way build
+    // tools do: written aside, renamed over.
+    let library = plugins.path().join("libfixture_faults.so");
+    let staging = plugins.path().join("libfixture_faults.staging");
+    let mut bytes = std::fs::read(toolhost_tests::library("fixture_faults")).unwrap();
+    bytes.push(0);
+    std::fs::write(&staging, bytes).unwrap();
+    std::fs::rename(&staging, &library).unwrap();
+
+    // New calls go to a worker of the new generation; the old generation's is stopped.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (is_error, text) = session.call("fault_ok");
+        assert!(!is_error, "{text}");
+        let now = workers_of(session.pid());
+        if !now.is_empty() && now.iter().all(|p| !first.contains(p)) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still served by {first:?} ({now:?})"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    session.finish();
+}
