@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 
 use crate::bench::startup::tempfile_dir;
 use crate::build;
-use crate::util::{plugin_crates, target_dir};
+use crate::util::{library_file_name, plugin_crates, target_dir};
 
 /// Calls per round of the in-process measurements.
 const CALLS: usize = 10_000;
@@ -101,6 +101,7 @@ pub fn dispatch() -> Result<Value, String> {
     let workspace = tempfile_dir("toolhost-bench-dispatch")?
         .canonicalize()
         .map_err(|e| e.to_string())?;
+    let isolation = super::isolation::report(&figures, &dist, &release, &workspace)?;
     std::fs::write(workspace.join("one.txt"), "hello\n").map_err(|e| e.to_string())?;
     let host = dist.join("bin/toolhost");
     let plugins = dist.join("plugins");
@@ -129,6 +130,7 @@ pub fn dispatch() -> Result<Value, String> {
         "added_beside_all_plugins_us": added_all,
         "target_us": TARGET_US,
         "target_met": met,
+        "isolation": isolation,
         "serve": {
             "calls": SERVE_CALLS,
             "rounds": SERVE_ROUNDS,
@@ -143,6 +145,8 @@ fn in_process(release: &Path) -> Result<Value, String> {
     let output = Command::new(release.join("dispatch_bench"))
         .arg("--plugins")
         .arg(release.join("plugins"))
+        .arg("--faults")
+        .arg(release.join(library_file_name("fixture_faults")))
         .args([
             "--rounds",
             &ROUNDS.to_string(),

@@ -6,7 +6,8 @@
 //!   plugin loaded; node with its server module loaded), runs interleaved, median;
 //! - read latency: one `tools/call` round trip reading the same 10 KB file (toolhost's
 //!   `read_file`, the reference's `read_text_file`), calls alternating between the two open
-//!   sessions after a warm-up, median and p95.
+//!   sessions after a warm-up, median and p95; then the same with read_file isolated in a
+//!   worker process (`--isolation process`) against the reference again.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -34,6 +35,9 @@ const FILE_BYTES: usize = 10 * 1024;
 /// toolhost's time over the reference's that each figure should stay under.
 const STARTUP_TARGET: f64 = 0.1;
 const READ_TARGET: f64 = 0.2;
+
+/// The same with read_file isolated in a worker process.
+const ISOLATED_READ_TARGET: f64 = 0.5;
 
 /// The reference server's npm package.
 pub(super) const NPM_PACKAGE: &str = "@modelcontextprotocol/server-filesystem";
@@ -106,9 +110,23 @@ pub fn mcp() -> Result<Value, String> {
         arguments: json!({"path": file}),
     };
 
+    // The same server with read_file isolated in a worker process.
+    let mut isolated_args = vec!["--isolation".to_string(), "process".to_string()];
+    isolated_args.extend(toolhost.args.iter().cloned());
+    let isolated = Server {
+        name: "toolhost mcp, isolated",
+        args: isolated_args,
+        program: toolhost.program.clone(),
+        envs: toolhost.envs.clone(),
+        tool: toolhost.tool,
+        arguments: toolhost.arguments.clone(),
+    };
+
     let plugins = plugin_crates()?.len();
     let startup = startup_medians(&toolhost, &reference)?;
     let (toolhost_calls, reference_calls) = read_latencies(&toolhost, &reference)?;
+    let (isolated_calls, reference_again) = read_latencies(&isolated, &reference)?;
+    let isolated_ratio = ms(median(&isolated_calls)) / ms(median(&reference_again));
     let startup_ratio = ms(startup.0) / ms(startup.1);
     let read_ratio = ms(median(&toolhost_calls)) / ms(median(&reference_calls));
 
@@ -136,6 +154,18 @@ pub fn mcp() -> Result<Value, String> {
         "    ratio of medians {read_ratio:.3} (target <= {READ_TARGET}) {}",
         verdict(read_ratio, READ_TARGET)
     );
+    for (server, calls) in [(&isolated, &isolated_calls), (&reference, &reference_again)] {
+        println!(
+            "    {:<36} {:>6.3} ms {:>6.3} ms",
+            format!("{} {}", server.name, server.tool),
+            ms(median(calls)),
+            ms(p95(calls))
+        );
+    }
+    println!(
+        "    isolated: ratio of medians {isolated_ratio:.3} (target <= {ISOLATED_READ_TARGET}) {}",
+        verdict(isolated_ratio, ISOLATED_READ_TARGET)
+    );
     Ok(json!({
         "bench": "mcp",
         "reference": format!("{NPM_PACKAGE} {reference_version}"),
@@ -149,6 +179,10 @@ pub fn mcp() -> Result<Value, String> {
         },
         "read_ratio": read_ratio,
         "read_target": READ_TARGET,
+        "isolated_read_ms": {"median": ms(median(&isolated_calls)), "p95": ms(p95(&isolated_calls)),
+                             "reference_median": ms(median(&reference_again))},
+        "isolated_read_ratio": isolated_ratio,
+        "isolated_read_target": ISOLATED_READ_TARGET,
     }))
 }
 

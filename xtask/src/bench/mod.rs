@@ -5,6 +5,7 @@
 
 mod dispatch;
 mod hotswap;
+mod isolation;
 mod list;
 mod mcp;
 mod memory;
