@@ -35,7 +35,7 @@ pub fn on_worker(
             params_json: &params,
             context_json: &context,
         };
-        handler.handler.execute(&data, &services)
+        handler.handler.execute_described(&data, &services)
     };
     if let Err(e) = workers.run(job, sender) {
         return Err(ToolError::new(
@@ -44,10 +44,19 @@ pub fn on_worker(
         ));
     }
     // `describe` is a pure function of the call (it gets no host services), so it may run
-    // beside `execute`; this hides its cost behind the handler's.
-    call.description = Some(describe(tool, &tool.spec.name, call));
+    // beside `execute`; this hides its cost behind the handler's. A handler in another
+    // process answers it with the result instead.
+    let described_with_result = tool.handler.handler.describes_with_result();
+    if !described_with_result {
+        call.description = Some(describe(tool, &tool.spec.name, call));
+    }
     let result = match workers.wait_for(&receiver, timeout) {
-        Ok(result) => result,
+        Ok((result, description)) => {
+            if described_with_result {
+                call.description = description;
+            }
+            result
+        }
         Err(RecvTimeoutError::Timeout) => {
             cancellation.cancel();
             Err(ToolError::new(

@@ -41,6 +41,21 @@ pub trait HandlerApi: Send + Sync {
         call: &CallData<'_>,
         services: &dyn CallServices,
     ) -> Result<ToolContent, ToolError>;
+    /// Whether [`HandlerApi::execute_described`] answers the call's description with its
+    /// result (one round trip for a handler in another process): the host then does not ask
+    /// `describe` beside the call.
+    fn describes_with_result(&self) -> bool {
+        false
+    }
+    /// [`HandlerApi::execute`], and the call's description when
+    /// [`HandlerApi::describes_with_result`].
+    fn execute_described(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+        (self.execute(call, services), None)
+    }
     /// Shows a call that is still streaming (UI events only).
     fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError>;
     /// A handler extension: `method` with a JSON payload, answered with JSON.

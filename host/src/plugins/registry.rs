@@ -73,6 +73,23 @@ impl HandlerRef {
         self.handler()?.execute(call, services)
     }
 
+    /// See [`HandlerApi::describes_with_result`].
+    pub fn describes_with_result(&self) -> bool {
+        self.handler().is_ok_and(|h| h.describes_with_result())
+    }
+
+    /// See [`HandlerApi::execute_described`].
+    pub fn execute_described(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+        match self.handler() {
+            Ok(handler) => handler.execute_described(call, services),
+            Err(e) => (Err(e), None),
+        }
+    }
+
     /// See [`HandlerApi::partial`].
     pub fn partial(
         &self,

@@ -310,8 +310,25 @@ impl HandlerApi for WorkerHandler {
         call: &CallData<'_>,
         services: &dyn CallServices,
     ) -> Result<ToolContent, ToolError> {
-        let content = self.request(Op::Execute, call, Some(services))?;
-        serde_json::from_value(content).map_err(|e| malformed(&e))
+        self.execute_described(call, services).0
+    }
+
+    fn describes_with_result(&self) -> bool {
+        true
+    }
+
+    fn execute_described(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+        let mut answer = match self.request(Op::Execute, call, Some(services)) {
+            Ok(answer) => answer,
+            Err(e) => return (Err(e), None),
+        };
+        let description = answer["description"].as_str().map(str::to_string);
+        let content = serde_json::from_value(answer["content"].take()).map_err(|e| malformed(&e));
+        (content, description)
     }
 
     fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError> {

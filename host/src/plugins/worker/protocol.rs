@@ -63,7 +63,7 @@ pub enum ToWorker {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
-    /// `HandlerApi::execute`; answered with the `ToolContent`.
+    /// `HandlerApi::execute`; answered with `{"content": ToolContent, "description": text}`.
     Execute,
     /// `HandlerApi::partial`; answered with `null`.
     Partial,

@@ -202,10 +202,13 @@ fn perform(
 ) -> Result<Value, ToolError> {
     let handler = handler.ok_or_else(no_handler)?;
     match op {
-        Op::Execute => handler.execute(call, services).and_then(|content| {
-            serde_json::to_value(content)
-                .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
-        }),
+        Op::Execute => {
+            let description = handler.describe(call);
+            let content = handler.execute(call, services)?;
+            let content = serde_json::to_value(content)
+                .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?;
+            Ok(serde_json::json!({"content": content, "description": description}))
+        }
         Op::Partial => handler.partial(call, services).map(|()| Value::Null),
         Op::Describe => Ok(Value::String(handler.describe(call))),
     }
