@@ -81,8 +81,8 @@ macro_rules! export_plugin {
     };
     (capabilities: [$($capability:expr),* $(,)?], shutdown: $shutdown:path) => {
         extern "C" fn __toolhost_shutdown() {
-            // Contained: no panic may leave the library.
-            let _ = ::std::panic::catch_unwind($shutdown);
+            // Contained: no panic (nor a panicking payload's destructor) may leave the library.
+            let _ = $crate::sdk::contain($shutdown);
             $crate::__private::stop_runtime();
         }
 
@@ -193,7 +193,7 @@ pub mod __private {
     pub fn stop_runtime() {
         #[cfg(feature = "runtime")]
         {
-            let _ = std::panic::catch_unwind(crate::sdk::runtime::shutdown);
+            let _ = crate::sdk::contain(crate::sdk::runtime::shutdown);
         }
     }
 

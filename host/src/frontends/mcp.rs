@@ -9,9 +9,10 @@
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
 //! - Approvals follow the settings file (nobody is at a terminal to ask) unless `--yes`.
-//! - The protocol owns the client's pipes: before any plugin is loaded, fd 0 is pointed at
-//!   `/dev/null` and fd 1 at stderr, so a plugin (or a process it starts) that prints or reads
-//!   cannot corrupt the stream. The server exits when stdin closes.
+//! - The protocol owns the client's pipes ([`super::protocol_stdio`]): before any plugin is
+//!   loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a process it
+//!   starts) that prints, reads or closes them cannot corrupt or silence the stream. The server
+//!   exits when stdin closes.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -150,6 +151,7 @@ impl McpServer {
         let host = self.host.clone();
         let tool = name.to_string();
         let joined = tokio::task::spawn_blocking(move || host.call(&tool, &params)).await;
+        protocol_stdio::restore();
         Some(match joined {
             Ok(outcome) => call_result(&outcome),
             // Host::call turns every tool failure into an outcome; reaching this is a host bug,
@@ -215,12 +217,12 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// The client's stdin and stdout, taken over for the protocol alone.
+/// The client's stdin and stdout, taken over for the protocol alone
+/// ([`super::protocol_stdio`]), as the async streams rmcp reads and writes.
 #[cfg(unix)]
 mod protocol_stdio {
     use std::fs::File;
     use std::io;
-    use std::os::fd::AsFd;
     use std::os::unix::fs::FileTypeExt;
 
     use tokio::io::{AsyncRead, AsyncWrite};
@@ -231,16 +233,17 @@ mod protocol_stdio {
     /// The protocol's output.
     pub type Writer = Box<dyn AsyncWrite + Send + Unpin>;
 
-    /// Moves the protocol onto private (close-on-exec) copies of fds 0 and 1, then points fd 0
-    /// at `/dev/null` and fd 1 at stderr: whatever else in the process (a plugin's `println!`,
-    /// a child process inheriting the standard streams) reads or writes them no longer touches
-    /// the protocol. Must run inside the runtime: pipes register with its reactor.
+    /// Moves the protocol onto private copies of fds 0 and 1 (see
+    /// [`crate::frontends::protocol_stdio::take`]). Must run inside the runtime: pipes register
+    /// with its reactor.
     pub fn take() -> io::Result<(Reader, Writer)> {
-        let input = File::from(io::stdin().as_fd().try_clone_to_owned()?);
-        let output = File::from(io::stdout().as_fd().try_clone_to_owned()?);
-        rustix::stdio::dup2_stdin(File::open("/dev/null")?)?;
-        rustix::stdio::dup2_stdout(io::stderr())?;
+        let (input, output) = crate::frontends::protocol_stdio::take()?;
         Ok((reader(input)?, writer(output)?))
+    }
+
+    /// Points the standard streams away from the protocol again if a plugin closed them.
+    pub fn restore() {
+        crate::frontends::protocol_stdio::restore();
     }
 
     /// A pipe (how MCP clients start servers) is read on the reactor; anything else (a file, a
@@ -283,4 +286,7 @@ mod protocol_stdio {
         let (input, output) = rmcp::transport::stdio();
         Ok((Box::new(input), Box::new(output)))
     }
+
+    /// Nothing to restore.
+    pub fn restore() {}
 }

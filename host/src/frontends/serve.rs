@@ -4,6 +4,9 @@
 //! `{"id": <same>, "is_error": bool, "text": "...", "images": [...]}`. `{"id": …, "list": true}`
 //! answers with the registered tool names. Requests run one at a time, in order. For agents
 //! that want a long-running host without MCP, and for hot swap (`--watch`).
+//!
+//! The protocol owns the client's stdin and stdout ([`super::protocol_stdio`], as for `mcp`):
+//! what a plugin prints goes to stderr, and a plugin closing fd 0 or 1 does not silence it.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -11,6 +14,25 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::Host;
+
+/// Serves requests on the client's stdin and stdout, taken over for the protocol before
+/// `build_host` builds the host (so that nothing a plugin prints while loading reaches the
+/// stream), until stdin closes. Returns the host, to be shut down.
+pub fn run(build_host: impl FnOnce() -> Result<Arc<Host>, String>) -> Result<Arc<Host>, String> {
+    #[cfg(unix)]
+    let (input, output) = super::protocol_stdio::take()
+        .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
+    #[cfg(not(unix))]
+    let (input, output) = (std::io::stdin(), std::io::stdout());
+    let host = build_host()?;
+    serve(
+        &host,
+        std::io::BufReader::new(input),
+        std::io::BufWriter::new(output),
+    )
+    .map_err(|e| format!("serve: {e}"))?;
+    Ok(host)
+}
 
 /// Serves requests from `input` until it closes, writing answers to `output`.
 pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
@@ -20,6 +42,8 @@ pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> s
             continue;
         }
         let answer = answer(host, &line);
+        #[cfg(unix)]
+        super::protocol_stdio::restore();
         writeln!(output, "{answer}")?;
         output.flush()?;
     }

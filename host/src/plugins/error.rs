@@ -7,6 +7,10 @@ pub enum LoadError {
     /// The dynamic loader refused the file (not a library, corrupt, missing dependency).
     #[error("not a loadable library: {0}")]
     Open(String),
+    /// The file is not a complete ELF shared object for this machine (truncated, half written,
+    /// another architecture); found before the dynamic loader maps it.
+    #[error("not a loadable library: {0}")]
+    Elf(String),
     /// A library, but it exports no toolhost root module.
     #[error("not a toolhost plugin (it exports no tool-api root module)")]
     NotAPlugin,

@@ -1,5 +1,5 @@
 //! Plugin libraries: where they are found (`discovery`), how they are opened and checked
-//! (`loader`, with the ABI adapter `abi`), what an earlier run learnt of them (`index`), the
+//! (`elf` before the dynamic loader sees a file, then `loader`, with the ABI adapter `abi`), what an earlier run learnt of them (`index`), the
 //! registry of tool names they provide (`registry`), the names they serve at run time
 //! (`runtime_tools`), curated bundles (`bundle`), replaced libraries (`watch`), the seam
 //! every call goes through (`handler`), and where plugins run (`isolation`; isolated ones in
@@ -8,6 +8,7 @@
 pub(crate) mod abi;
 pub mod bundle;
 pub(crate) mod discovery;
+pub(crate) mod elf;
 pub(crate) mod error;
 pub mod handler;
 pub(crate) mod index;

@@ -1,6 +1,7 @@
 //! Adapts a plain-Rust [`Tool`] to the ABI's `ToolHandler`, catching every panic.
 
 use std::cell::RefCell;
+use std::mem::ManuallyDrop;
 
 use abi_stable::{
     sabi_trait::TD_Opaque,
@@ -13,18 +14,29 @@ use crate::abi::{
 };
 use crate::model::TaskContext;
 
-use super::{guard, Call, Ctx, Params, Tool};
+use super::{contain, guard, Call, Ctx, Params, Tool};
 
 /// A [`Tool`] behind the ABI. Its specs are serialized once, when the handler is built.
 pub struct ToolAdapter<T: Tool> {
-    tool: T,
+    /// Dropped by hand, inside a guard (see the `Drop` impl).
+    tool: ManuallyDrop<T>,
     specs_json: String,
 }
 
 /// Boxes a tool as an ABI handler.
 pub fn handler_box<T: Tool>(tool: T) -> ToolHandlerBox {
     let specs_json = serde_json::to_string(&tool.specs()).unwrap_or_else(|_| "[]".to_string());
+    let tool = ManuallyDrop::new(tool);
     ToolHandler_TO::from_value(ToolAdapter { tool, specs_json }, TD_Opaque)
+}
+
+impl<T: Tool> Drop for ToolAdapter<T> {
+    /// The host drops a handler through the ABI (when a replaced generation retires): a panic
+    /// in the tool's destructor is contained there like any other.
+    fn drop(&mut self) {
+        // SAFETY: `tool` is dropped here and nowhere else, once, and never used after.
+        let _ = contain(|| unsafe { ManuallyDrop::drop(&mut self.tool) });
+    }
 }
 
 fn decode_call(call: &ToolCall<'_>) -> Result<Call, ToolError> {
@@ -123,6 +135,34 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    /// A tool whose destructor panics.
+    struct PanicsOnDrop;
+
+    impl Tool for PanicsOnDrop {
+        fn specs(&self) -> Vec<crate::model::ToolSpec> {
+            Vec::new()
+        }
+        fn execute(&self, _call: &Call, _ctx: &Ctx<'_>) -> super::super::ToolResult {
+            Err(ToolError::new(ToolErrorKind::INTERNAL, "unused"))
+        }
+    }
+
+    impl Drop for PanicsOnDrop {
+        fn drop(&mut self) {
+            panic!("the tool's destructor panicked");
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_tools_destructor_stays_inside_the_handler() {
+        let handler = handler_box(PanicsOnDrop);
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(handler)));
+        assert!(
+            dropped.is_ok(),
+            "the panic escaped the handler's destructor"
+        );
+    }
 
     #[test]
     fn each_context_is_decoded_from_its_own_json() {

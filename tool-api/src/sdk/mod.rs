@@ -34,7 +34,7 @@ mod tool;
 
 pub use adapter::{handler_box, ToolAdapter};
 pub use context::{auto_approves, Ctx, Proposal};
-pub use guard::{guard, panic_message};
+pub use guard::{contain, drop_payload, guard, panic_message};
 pub use params::{missing, parse_int_like_js, Params};
 pub use tool::{Call, Tool, ToolRegistration, ToolResult};
 

@@ -85,15 +85,15 @@ pub(super) fn serve(
     } else {
         ApprovalMode::DenyUnlessAuto
     };
-    let host = serving_host(
-        plugins,
-        settings,
-        args.cwd.as_deref(),
-        approval,
-        &args.hot_swap,
-    )?;
-    crate::frontends::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
-        .map_err(|e| format!("serve: {e}"))?;
+    let host = crate::frontends::serve::run(|| {
+        serving_host(
+            plugins,
+            settings,
+            args.cwd.as_deref(),
+            approval,
+            &args.hot_swap,
+        )
+    })?;
     host.registry().shutdown();
     Ok(ExitCode::SUCCESS)
 }

@@ -50,8 +50,10 @@ impl Opened {
     }
 }
 
-/// Opens the library at `path` and reads its manifest.
+/// Opens the library at `path` and reads its manifest. The file's headers are checked first
+/// ([`crate::plugins::elf`]): the dynamic loader would map a truncated file and die on it.
 pub fn open(path: &Path) -> Result<Opened, LoadError> {
+    crate::plugins::elf::check(path)?;
     let header = lib_header_from_path(path).map_err(classify)?;
     let module = header
         .init_root_module::<ToolPluginV1Ref>()

@@ -1,9 +1,8 @@
 //! A call's host services as the ABI's `HostServices`, for an in-process plugin.
 //!
 //! Every method catches panics: these functions are called from plugin code through the ABI,
-//! and a panic unwinding out of them would end the process.
-
-use std::panic::{catch_unwind, AssertUnwindSafe};
+//! and a panic unwinding out of them would end the process. The SDK's guard contains them, so
+//! that a caught panic's payload is dropped inside a guard too.
 
 use abi_stable::std_types::{RNone, ROption, RResult, RSome, RStr, RString};
 use serde::Serialize;
@@ -25,7 +24,7 @@ impl<'a> AbiServices<'a> {
 }
 
 fn contained<T>(fallback: T, f: impl FnOnce() -> T) -> T {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+    tool_api::sdk::contain(f).unwrap_or(fallback)
 }
 
 fn internal(message: &str) -> ToolError {
