@@ -11,6 +11,7 @@ mod command_permissions;
 mod escape;
 mod execute_command;
 mod faults_isolated;
+mod frontends;
 mod hooks;
 mod in_process;
 mod list_code_definition_names;

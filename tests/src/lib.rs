@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub mod session;
+
 /// The workspace's root directory.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,6 +4,9 @@
 //! `{"id": <same>, "is_error": bool, "text": "...", "images": [...]}`. `{"id": …, "list": true}`
 //! answers with the registered tool names. Requests run one at a time, in order. For agents
 //! that want a long-running host without MCP, and for hot swap (`--watch`).
+//!
+//! A line that is not a request (not UTF-8, not JSON, no `tool`) is answered with
+//! `{"id", "error"}` (the id when it can be read, else `null`) and serving goes on.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -14,9 +17,9 @@ use crate::Host;
 
 /// Serves requests from `input` until it closes, writing answers to `output`.
 pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
-    for line in input.lines() {
+    for line in input.split(b'\n') {
         let line = line?;
-        if line.trim().is_empty() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
         let answer = answer(host, &line);
@@ -26,7 +29,11 @@ pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> s
     Ok(())
 }
 
-fn answer(host: &Arc<Host>, line: &str) -> Value {
+fn answer(host: &Arc<Host>, line: &[u8]) -> Value {
+    let line = match std::str::from_utf8(line) {
+        Ok(line) => line,
+        Err(e) => return not_utf8(line, &e),
+    };
     let request: Value = match serde_json::from_str(line) {
         Ok(request) => request,
         Err(e) => return json!({"id": null, "error": format!("not a JSON request: {e}")}),
@@ -44,4 +51,17 @@ fn answer(host: &Arc<Host>, line: &str) -> Value {
     let mut answer = serde_json::to_value(outcome.to_json()).unwrap_or_default();
     answer["id"] = id;
     answer
+}
+
+/// The answer to a line that is not UTF-8: an error, with the request's id when the rest of
+/// the line can be read. The request does not run (its text is not what the client sent).
+fn not_utf8(line: &[u8], error: &std::str::Utf8Error) -> Value {
+    let id = serde_json::from_str::<Value>(&String::from_utf8_lossy(line))
+        .ok()
+        .and_then(|request| request.get("id").cloned())
+        .unwrap_or(Value::Null);
+    json!({"id": id, "error": format!(
+        "not a JSON request: the line is not UTF-8 (invalid byte at offset {})",
+        error.valid_up_to()
+    )})
 }
