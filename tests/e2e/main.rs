@@ -14,6 +14,7 @@ mod faults_isolated;
 mod frontends;
 mod hooks;
 mod in_process;
+mod install;
 mod list_code_definition_names;
 mod list_files;
 mod loading;

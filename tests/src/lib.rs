@@ -183,7 +183,13 @@ pub fn toolhost() -> Command {
 pub fn toolhost_as_installed() -> Command {
     static CONFIG_HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
     let config_home = CONFIG_HOME.get_or_init(|| tempfile::tempdir().expect("temp dir"));
-    let mut command = Command::new(toolhost_bin());
+    isolated_command(&toolhost_bin(), config_home.path())
+}
+
+/// `program` (a `toolhost` binary) with [`toolhost_as_installed`]'s environment, its
+/// configuration and cache in `config_home`.
+pub fn isolated_command(program: &Path, config_home: &Path) -> Command {
+    let mut command = Command::new(program);
     command
         .env_remove("TOOLHOST_PLUGIN_PATH")
         .env_remove("TOOLHOST_SETTINGS")
@@ -191,9 +197,9 @@ pub fn toolhost_as_installed() -> Command {
         .env_remove("TOOLHOST_TRUSTED_HOOKS")
         .env_remove("TOOLHOST_LOG")
         .env_remove("RUST_BACKTRACE")
-        .env("XDG_CONFIG_HOME", config_home.path())
+        .env("XDG_CONFIG_HOME", config_home)
         // The plugin index of these runs stays with them.
-        .env("XDG_CACHE_HOME", config_home.path())
+        .env("XDG_CACHE_HOME", config_home)
         .stdin(Stdio::null());
     command
 }
