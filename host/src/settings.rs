@@ -35,6 +35,9 @@ pub struct AutoApprove {
     pub use_web: bool,
     /// Use MCP servers.
     pub use_mcp: bool,
+    /// Tell the user when an auto-approved command is still running after a while (Cline's
+    /// `enableNotifications`; the tool reads it).
+    pub enable_notifications: bool,
 }
 
 impl Default for AutoApprove {
@@ -49,6 +52,7 @@ impl Default for AutoApprove {
             use_browser: false,
             use_web: false,
             use_mcp: false,
+            enable_notifications: false,
         }
     }
 }

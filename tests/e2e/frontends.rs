@@ -227,3 +227,90 @@ fn redirect_operands_match_as_cline_joins_them_through_every_frontend() {
         });
     }
 }
+
+/// An auto-approved command still running after `notify_after_secs` (Cline: 30 s) tells the
+/// user, when notifications are on: a line on stderr for `call` and `serve`, a
+/// `notifications/message` for `mcp`. Off by default, as Cline's `enableNotifications`.
+#[test]
+fn a_command_still_running_is_a_notification_in_every_frontend() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("execute_command");
+    let ws = workdir();
+    let settings_with = |notifications: bool| {
+        let path = ws.path().join(format!("settings-{notifications}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "[auto_approve]\nexecute_safe_commands = true\nenable_notifications = \
+                 {notifications}\n[execute_command]\nnotify_after_secs = 1\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let notice = "Command is still running: An auto-approved command has been running for 1s, \
+                  and may need your attention.";
+    let slow = json!({"command": "sleep 2; echo done", "requires_approval": "false"});
+    let quick = json!({"command": "echo quick", "requires_approval": "false"});
+    for notifications in [true, false] {
+        let settings = settings_with(notifications);
+        let call = |params: &Value| {
+            run(toolhost()
+                .arg("--settings")
+                .arg(&settings)
+                .arg("--plugins")
+                .arg(plugins.path())
+                .args(["call", "execute_command", &params.to_string(), "--cwd"])
+                .arg(ws.path()))
+        };
+        let got = call(&slow);
+        assert_eq!(got.code, 0, "{got:?}");
+        assert_eq!(
+            got.stderr
+                .contains(&format!("toolhost: notification: {notice}\n")),
+            notifications,
+            "{}",
+            got.stderr
+        );
+        assert!(
+            !call(&quick).stderr.contains("notification"),
+            "a quick command"
+        );
+        for frontend in [Frontend::Serve, Frontend::Mcp] {
+            let mut command = toolhost();
+            command
+                .arg("--settings")
+                .arg(&settings)
+                .arg("--plugins")
+                .arg(plugins.path());
+            let cwd = ws.path().to_str().unwrap();
+            let mut session = Session::start(command, frontend, &["--cwd", cwd]);
+            let (is_error, text) = session.call("execute_command", slow.clone());
+            assert!(!is_error && text.ends_with("done"), "{frontend:?}: {text}");
+            match frontend {
+                Frontend::Serve => assert_eq!(
+                    session.wait_for_stderr(notice, std::time::Duration::from_secs(2)),
+                    notifications,
+                    "{}",
+                    session.stderr()
+                ),
+                Frontend::Mcp => {
+                    let sent: Vec<Value> = session
+                        .notifications()
+                        .iter()
+                        .filter(|n| n["method"] == "notifications/message")
+                        .map(|n| n["params"].clone())
+                        .collect();
+                    let expected = if notifications {
+                        vec![json!({"level": "notice", "logger": "toolhost", "data": notice})]
+                    } else {
+                        vec![]
+                    };
+                    assert_eq!(sent, expected);
+                }
+            }
+            let (status, _) = session.finish();
+            assert!(status.success(), "{frontend:?}: {status}");
+        }
+    }
+}

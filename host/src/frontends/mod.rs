@@ -1,5 +1,6 @@
 //! The ways in: the command line (`cli`), JSON lines on stdio (`serve`), an MCP server
-//! (`mcp`), a recorded assistant message replayed (`replay`), and the reports of
+//! (`mcp`, its UI events to the client in `mcp_ui`), a recorded assistant message replayed
+//! (`replay`), and the reports of
 //! `toolhost mcp-servers`, `toolhost bundle` and `toolhost hooks`.
 
 pub mod bundle;
@@ -7,6 +8,7 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 pub mod mcp_servers;
+pub mod mcp_ui;
 pub mod replay;
 pub mod serve;
 

@@ -5,6 +5,10 @@
 //! answers with the registered tool names. Requests run one at a time, in order. For agents
 //! that want a long-running host without MCP, and for hot swap (`--watch`).
 //!
+//! Nobody behind the host reads its UI events, so a hook's cancel of the task is passed on in
+//! the answer's text and as `task_cancelled` ([`crate::CallOutcome::unattended_text`]); errors
+//! and notifications also go to stderr as lines.
+//!
 //! A line that is not a request (not UTF-8, not JSON, no `tool`) is answered with
 //! `{"id", "error"}` (the id when it can be read, else `null`) and serving goes on.
 
@@ -48,7 +52,7 @@ fn answer(host: &Arc<Host>, line: &[u8]) -> Value {
     };
     let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
     let outcome = host.call(tool, &params.to_string());
-    let mut answer = serde_json::to_value(outcome.to_json()).unwrap_or_default();
+    let mut answer = serde_json::to_value(outcome.to_unattended_json()).unwrap_or_default();
     answer["id"] = id;
     answer
 }
