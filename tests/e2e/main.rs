@@ -32,6 +32,7 @@ mod replay;
 mod sandbox;
 mod sdk_client;
 mod search_files;
+mod settings;
 mod subagents;
 mod third_party;
 mod web_tools;

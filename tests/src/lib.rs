@@ -169,8 +169,8 @@ impl Run {
 }
 
 /// A `toolhost` command isolated from the user's environment: no settings file, no plugin
-/// path or trusted hooks from the environment (the trust file defaults to the temporary config
-/// directory), no terminal; plugins run in-process unless the test's settings place them
+/// path, trusted hooks or Cline MCP settings from the environment (the trust file defaults to
+/// the temporary config directory), no terminal; plugins run in-process unless the test's settings place them
 /// (the per-test plugin directories are not the host's own, which would run them isolated:
 /// see [`toolhost_as_installed`]).
 pub fn toolhost() -> Command {
@@ -200,6 +200,11 @@ pub fn isolated_command(program: &Path, config_home: &Path) -> Command {
         .env("XDG_CONFIG_HOME", config_home)
         // The plugin index of these runs stays with them.
         .env("XDG_CACHE_HOME", config_home)
+        // Nor is the Cline CLI's MCP settings file found outside (VS Code's is under
+        // XDG_CONFIG_HOME).
+        .env_remove("CLINE_MCP_SETTINGS_PATH")
+        .env_remove("CLINE_DATA_DIR")
+        .env("CLINE_DIR", config_home.join("cline"))
         .stdin(Stdio::null());
     command
 }
