@@ -5,6 +5,8 @@
 //! The executor rules live here: results prefixed with the call's description, later tools
 //! skipped after a denial, one tool per message when parallel calls are off, repeated identical
 //! calls detected, a turn without a tool counted as a mistake, and the mistake limit reported.
+//! A hook's cancel ends the task: nothing after that call runs, and there is no next user
+//! message.
 
 use std::sync::Arc;
 
@@ -13,6 +15,7 @@ use tool_api::abi::ToolErrorKind;
 use tool_api::model::ContentBlock;
 
 use super::parser::{Block, ToolUse, XmlParser, PARAM_NAMES};
+use crate::call::outcome::TaskCancelled;
 use crate::known_tools::CLINE_TOOL_NAMES;
 use crate::plugins::Registry;
 use crate::Host;
@@ -45,6 +48,8 @@ pub enum SessionEvent {
     },
     /// Something the loop itself says (skipped tools, loop warnings, the mistake limit).
     Notice(String),
+    /// A hook cancelled the task: nothing more of it runs (Cline's `cancelTask`).
+    TaskCancelled(TaskCancelled),
 }
 
 /// A conversation over one host: loop-detection state carries from message to message.
@@ -53,6 +58,7 @@ pub struct Conversation {
     parser: XmlParser,
     last_call: Option<(String, String)>,
     identical_calls: u32,
+    cancelled: Option<TaskCancelled>,
 }
 
 impl Conversation {
@@ -64,7 +70,13 @@ impl Conversation {
             parser,
             last_call: None,
             identical_calls: 0,
+            cancelled: None,
         }
+    }
+
+    /// Whether a hook cancelled the task, and why: no message of it runs anything any more.
+    pub fn cancelled(&self) -> Option<&TaskCancelled> {
+        self.cancelled.as_ref()
     }
 
     /// Starts processing one assistant message.
@@ -128,7 +140,7 @@ impl MessageRun<'_> {
     }
 
     /// Ends the stream: blocks still open are taken as complete and presented. Returns the
-    /// content of the next user message.
+    /// content of the next user message (none when a hook cancelled the task).
     pub fn finish(mut self, sink: &mut dyn FnMut(SessionEvent)) -> Vec<ContentBlock> {
         let blocks = self
             .conversation
@@ -147,6 +159,9 @@ impl MessageRun<'_> {
             })
             .collect();
         self.present(blocks, sink);
+        if self.conversation.cancelled.is_some() {
+            return Vec::new();
+        }
         let host = &self.conversation.host;
         if !self.used_any_tool {
             host.task().add_mistake();
@@ -166,6 +181,9 @@ impl MessageRun<'_> {
 
     fn present(&mut self, blocks: Vec<Block>, sink: &mut dyn FnMut(SessionEvent)) {
         for block in blocks.into_iter().skip(self.next_block) {
+            if self.conversation.cancelled.is_some() {
+                return;
+            }
             let partial = match &block {
                 Block::Text { partial, .. } => *partial,
                 Block::ToolUse(call) => call.partial,
@@ -237,6 +255,7 @@ impl MessageRun<'_> {
         }
         let outcome = host.call(&call.name, &params_json);
         self.did_use_tool = true;
+
         if matches!(&outcome.result, Err(e) if e.kind == ToolErrorKind::DENIED) {
             self.did_reject_tool = true;
         }
@@ -251,6 +270,11 @@ impl MessageRun<'_> {
             is_error,
             sink,
         );
+        if let Some(cancelled) = outcome.task_cancelled {
+            sink(SessionEvent::TaskCancelled(cancelled.clone()));
+            self.conversation.cancelled = Some(cancelled);
+            return;
+        }
         for image in outcome.images() {
             self.user_content.push(ContentBlock::Image {
                 media_type: image.media_type,

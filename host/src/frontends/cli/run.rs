@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::host::{approval_mode, build_host, build_host_with_ui, serving_host, PluginSource};
 use super::{CallArgs, ReplayArgs, ServeArgs};
 use crate::policy::ApprovalMode;
-use crate::ui::{TerminalUi, Ui};
+use crate::ui::{StderrUi, TerminalUi, Ui};
 
 pub(super) fn call(
     plugins: &PluginSource,
@@ -85,6 +85,7 @@ pub(super) fn serve(
     } else {
         ApprovalMode::DenyUnlessAuto
     };
+<<<<<<< HEAD
     let host = crate::frontends::serve::run(|| {
         serving_host(
             plugins,
@@ -94,6 +95,18 @@ pub(super) fn serve(
             &args.hot_swap,
         )
     })?;
+=======
+    let host = serving_host(
+        plugins,
+        settings,
+        args.cwd.as_deref(),
+        approval,
+        &args.hot_swap,
+        Box::new(StderrUi),
+    )?;
+    crate::frontends::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
+        .map_err(|e| format!("serve: {e}"))?;
+>>>>>>> defects
     host.registry().shutdown();
     Ok(ExitCode::SUCCESS)
 }
