@@ -9,18 +9,12 @@
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
 //! - Approvals follow the settings file (nobody is at a terminal to ask) unless `--yes`.
-<<<<<<< HEAD
+//! - Errors and notifications the user should see reach the client as `notifications/message`
+//!   ([`super::mcp_ui`]); a hook's cancel of the task is also said in the result's text.
 //! - The protocol owns the client's pipes ([`super::protocol_stdio`]): before any plugin is
 //!   loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a process it
 //!   starts) that prints, reads or closes them cannot corrupt or silence the stream. The server
 //!   exits when stdin closes.
-=======
-//! - Errors and notifications the user should see reach the client as `notifications/message`
-//!   ([`super::mcp_ui`]); a hook's cancel of the task is also said in the result's text.
-//! - The protocol owns the client's pipes: before any plugin is loaded, fd 0 is pointed at
-//!   `/dev/null` and fd 1 at stderr, so a plugin (or a process it starts) that prints or reads
-//!   cannot corrupt the stream. The server exits when stdin closes.
->>>>>>> defects
 
 use std::path::Path;
 use std::process::ExitCode;

@@ -85,7 +85,6 @@ pub(super) fn serve(
     } else {
         ApprovalMode::DenyUnlessAuto
     };
-<<<<<<< HEAD
     let host = crate::frontends::serve::run(|| {
         serving_host(
             plugins,
@@ -93,20 +92,9 @@ pub(super) fn serve(
             args.cwd.as_deref(),
             approval,
             &args.hot_swap,
+            Box::new(StderrUi),
         )
     })?;
-=======
-    let host = serving_host(
-        plugins,
-        settings,
-        args.cwd.as_deref(),
-        approval,
-        &args.hot_swap,
-        Box::new(StderrUi),
-    )?;
-    crate::frontends::serve::serve(&host, std::io::stdin().lock(), std::io::stdout().lock())
-        .map_err(|e| format!("serve: {e}"))?;
->>>>>>> defects
     host.registry().shutdown();
     Ok(ExitCode::SUCCESS)
 }
