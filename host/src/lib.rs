@@ -44,7 +44,7 @@ pub(crate) mod ui;
 
 pub use agent::parser::{Block, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
-pub use call::{CallOutcome, Host, HostConfig, TaskCancelled, Workers};
+pub use call::{CallOptions, CallOutcome, Host, HostConfig, TaskCancelled, TaskConfig, Workers};
 pub use frontends::cli::main;
 pub use hooks::{ScriptVersion, TrustStore};
 pub use known_tools::CLINE_TOOL_NAMES;

@@ -10,9 +10,11 @@ use tool_api::model::{
     ApprovalDecision, ApprovalRequest, AskReply, AskResponse, PathVerdict, ToolContent,
 };
 
+use super::task_host::CallOptions;
 use super::Host;
 pub use crate::plugins::handler::Cancellation;
 use crate::plugins::CallServices;
+use crate::ui::Ui;
 
 /// The services of one call.
 pub struct HostCallServices {
@@ -22,6 +24,8 @@ pub struct HostCallServices {
     pub tool: String,
     /// The call's cancellation.
     pub cancellation: Arc<Cancellation>,
+    /// The call's own UI (its frontend's), instead of the host's.
+    pub ui: Option<Arc<dyn Ui>>,
     /// How deep in nested `invoke_tool` calls this call is.
     pub depth: u32,
     /// Whether a subagent made this call (its nested calls are subagent calls too).
@@ -38,25 +42,36 @@ impl HostCallServices {
     fn host(&self) -> Result<Arc<Host>, ToolError> {
         self.host.upgrade().ok_or_else(host_gone)
     }
+
+    /// What the calls this call makes run with: its cancellation and its UI.
+    fn options(&self) -> CallOptions {
+        CallOptions {
+            cancellation: Some(self.cancellation.clone()),
+            ui: self.ui.clone(),
+        }
+    }
 }
 
 impl CallServices for HostCallServices {
     fn say(&self, kind: &str, text: &str, partial: bool) {
         if let Some(host) = self.host.upgrade() {
-            host.ui().say(kind, text, partial);
+            let options = self.options();
+            host.ui_for(&options).say(kind, text, partial);
         }
     }
 
     fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError> {
         let host = self.host()?;
+        let options = self.options();
+        let ui = host.ui_for(&options);
         if partial {
-            host.ui().say(kind, text, true);
+            ui.say(kind, text, true);
             return Ok(AskReply {
                 response: AskResponse::No,
                 text: None,
             });
         }
-        host.ui().ask(kind, text).ok_or_else(|| {
+        ui.ask(kind, text).ok_or_else(|| {
             ToolError::new(
                 ToolErrorKind::UNAVAILABLE,
                 "No user is available to answer.",
@@ -65,7 +80,9 @@ impl CallServices for HostCallServices {
     }
 
     fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError> {
-        Ok(self.host()?.decide_approval_as(request, self.subagent))
+        let host = self.host()?;
+        let options = self.options();
+        Ok(host.decide_approval_in(request, self.subagent, host.ui_for(&options)))
     }
 
     fn check_path(&self, path: &str) -> PathVerdict {
@@ -117,7 +134,7 @@ impl CallServices for HostCallServices {
     fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError> {
         let host = self.host()?;
         let subagent = self.subagent || self.calls_as_subagent;
-        host.call_nested(name, params_json, self.depth + 1, subagent)
+        host.call_nested_with(name, params_json, self.depth + 1, subagent, &self.options())
             .result
     }
 
