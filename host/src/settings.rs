@@ -71,6 +71,9 @@ pub struct Limits {
     pub call_timeout_secs: u64,
     /// Consecutive mistakes after which the task is stopped (Cline's default: 3).
     pub max_consecutive_mistakes: u32,
+    /// The largest JSON-RPC message `toolhost mcp` accepts, in bytes (a larger one is answered
+    /// with an error and skipped).
+    pub max_request_bytes: u64,
 }
 
 impl Default for Limits {
@@ -78,6 +81,7 @@ impl Default for Limits {
         Self {
             call_timeout_secs: 900,
             max_consecutive_mistakes: 3,
+            max_request_bytes: 16 * 1024 * 1024,
         }
     }
 }

@@ -22,16 +22,21 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
+    Tool,
 };
-use rmcp::service::{RequestContext, ServerInitializeError};
+use rmcp::service::{Peer, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tool_api::texts;
 
-use super::mcp_ui::{ClientLink, McpUi};
+use tokio_util::sync::CancellationToken;
+
+use super::mcp_transport::LineTransport;
+use super::mcp_ui::{CallUi, ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
-use crate::call::CallOutcome;
+use crate::call::{CallOptions, CallOutcome};
+use crate::plugins::handler::Cancellation;
 use crate::policy::ApprovalMode;
 use crate::ui::Ui;
 use crate::Host;
@@ -69,20 +74,21 @@ pub fn run(
     let result = runtime.block_on(async {
         let (input, output) = protocol_stdio::take()
             .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
+        // Questions go to the client's user when it declared elicitation ([`McpUi`]);
+        // otherwise nobody answers and what the settings do not auto-approve is denied.
         let approval = if args.yes {
             ApprovalMode::ApproveAll
         } else {
-            ApprovalMode::DenyUnlessAuto
+            ApprovalMode::Ask
         };
         let client = ClientLink::default();
         let ui = Box::new(McpUi::new(client.clone()));
         let host = build_host(args.cwd.as_deref(), approval, ui)?;
-        let code = serve(
-            McpServer::new(host.clone()).with_client(client),
-            input,
-            output,
-        )
-        .await;
+        let server = McpServer::new(host.clone()).with_client(client);
+        let limit = usize::try_from(host.settings().limits.max_request_bytes).unwrap_or(usize::MAX);
+        let transport =
+            LineTransport::new(input, output, limit.max(1), server.session.clone());
+        let code = serve(server, transport).await;
         host.registry().shutdown();
         Ok(code)
     });
@@ -92,14 +98,16 @@ pub fn run(
     result
 }
 
-/// Runs the protocol on `input`/`output` until the client closes `input`.
+/// Runs the protocol on `transport` until the client closes its input; the calls still
+/// running are cancelled then.
 async fn serve(
     server: McpServer,
-    input: protocol_stdio::Reader,
-    output: protocol_stdio::Writer,
+    transport: LineTransport<protocol_stdio::Reader, protocol_stdio::Writer>,
 ) -> ExitCode {
     let client = server.client.clone();
-    let running = match server.serve((input, output)).await {
+    let session = server.session.clone();
+    let host = server.host.clone();
+    let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => {
             tracing::info!(target: "toolhost::mcp", "the client closed stdin before initializing");
@@ -111,7 +119,10 @@ async fn serve(
         }
     };
     client.connect(running.peer().clone(), tokio::runtime::Handle::current());
-    match running.waiting().await {
+    announce_tool_changes(&host, running.peer().clone());
+    let ended = running.waiting().await;
+    session.cancel();
+    match ended {
         Ok(reason) => {
             tracing::info!(target: "toolhost::mcp", "MCP session ended: {reason:?}");
             ExitCode::SUCCESS
@@ -123,12 +134,31 @@ async fn serve(
     }
 }
 
-/// The MCP server over one [`Host`].
+/// Sends `notifications/tools/list_changed` to `peer` after every hot swap, for as long as the
+/// session lasts.
+fn announce_tool_changes(host: &Host, peer: Peer<RoleServer>) {
+    let handle = tokio::runtime::Handle::current();
+    host.on_tools_changed(move || {
+        let peer = peer.clone();
+        if peer.is_transport_closed() {
+            return;
+        }
+        handle.spawn(async move {
+            if let Err(e) = peer.notify_tool_list_changed().await {
+                tracing::debug!(target: "toolhost::mcp", "tools/list_changed not sent: {e}");
+            }
+        });
+    });
+}
+
+/// The MCP server of one session over one [`Host`] (the session's task).
 #[derive(Clone)]
 pub struct McpServer {
     host: Arc<Host>,
     /// Where the host's [`McpUi`] sends events, and the level the client asked for.
     client: ClientLink,
+    /// Cancelled when the session ends; every call's cancellation is a child of it.
+    session: Arc<Cancellation>,
 }
 
 impl McpServer {
@@ -137,6 +167,7 @@ impl McpServer {
         Self {
             host,
             client: ClientLink::default(),
+            session: Arc::default(),
         }
     }
 
@@ -167,14 +198,38 @@ impl McpServer {
             .collect()
     }
 
-    /// Runs one `tools/call` on the host; `None` when no tool has that name.
-    pub async fn call(&self, name: &str, arguments: Option<Value>) -> Option<CallToolResult> {
+    /// Runs one `tools/call` on the host; `None` when no tool has that name. Cancelling
+    /// `cancelled` (the request's token) cancels the call; its events go out as progress with
+    /// `progress` (the request's token).
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        cancelled: CancellationToken,
+        progress: Option<ProgressToken>,
+    ) -> Option<CallToolResult> {
         self.host.lookup(name)?;
         let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
         let params = params.to_string();
         let host = self.host.clone();
         let tool = name.to_string();
-        let joined = tokio::task::spawn_blocking(move || host.call(&tool, &params)).await;
+        let cancellation = self.session.child();
+        let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
+            self.client.clone(),
+            progress,
+            cancellation.clone(),
+        ));
+        let options = CallOptions {
+            cancellation: Some(cancellation.clone()),
+            ui: Some(ui),
+        };
+        let watch = tokio::spawn(async move {
+            cancelled.cancelled().await;
+            cancellation.cancel();
+        });
+        let joined =
+            tokio::task::spawn_blocking(move || host.call_with(&tool, &params, &options)).await;
+        watch.abort();
         protocol_stdio::restore();
         Some(match joined {
             Ok(outcome) => call_result(&outcome),
@@ -213,6 +268,7 @@ impl ServerHandler for McpServer {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_logging()
                 .build(),
         )
@@ -244,10 +300,14 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(Value::Object);
-        match self.call(&request.name, arguments).await {
+        let progress = context.meta.get_progress_token();
+        match self
+            .call(&request.name, arguments, context.ct.clone(), progress)
+            .await
+        {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::invalid_params(
                 format!("Unknown tool: {}", request.name),

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 pub mod mcp_servers;
+mod mcp_transport;
 #[cfg(unix)]
 pub mod protocol_stdio;
 pub mod mcp_ui;
