@@ -22,6 +22,7 @@ mod loading;
 mod mcp_client;
 mod mcp_remote;
 mod mcp_server;
+mod mcp_session;
 mod meta_tools;
 mod one_dispatch;
 mod parser;

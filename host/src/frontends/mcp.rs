@@ -22,8 +22,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
-    Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -86,8 +85,7 @@ pub fn run(
         let host = build_host(args.cwd.as_deref(), approval, ui)?;
         let server = McpServer::new(host.clone()).with_client(client);
         let limit = usize::try_from(host.settings().limits.max_request_bytes).unwrap_or(usize::MAX);
-        let transport =
-            LineTransport::new(input, output, limit.max(1), server.session.clone());
+        let transport = LineTransport::new(input, output, limit.max(1), server.session.clone());
         let code = serve(server, transport).await;
         host.registry().shutdown();
         Ok(code)

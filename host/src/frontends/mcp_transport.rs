@@ -70,7 +70,10 @@ enum Line {
 
 /// Reads one line of at most `limit` bytes; a longer one is consumed but only its start kept.
 /// `None` at the end of the input.
-async fn read_line(reader: &mut (impl AsyncBufRead + Unpin), limit: usize) -> io::Result<Option<Line>> {
+async fn read_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    limit: usize,
+) -> io::Result<Option<Line>> {
     let mut line = Vec::new();
     let mut length = 0usize;
     loop {
@@ -130,11 +133,7 @@ fn classify(line: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>> 
     serde_json::from_value(value).map_err(|e| {
         // A notification gets no answer, even an error one.
         let id = id?;
-        Some(error(
-            id,
-            INVALID_REQUEST,
-            format!("Invalid request: {e}"),
-        ))
+        Some(error(id, INVALID_REQUEST, format!("Invalid request: {e}")))
     })
 }
 
@@ -230,7 +229,8 @@ mod tests {
     async fn a_long_line_is_measured_but_not_kept() {
         let input = format!("{}\n{{}}\n", "x".repeat(10_000));
         let mut reader = BufReader::with_capacity(64, input.as_bytes());
-        let Some(Line::TooLong { prefix, length }) = read_line(&mut reader, 100).await.unwrap() else {
+        let Some(Line::TooLong { prefix, length }) = read_line(&mut reader, 100).await.unwrap()
+        else {
             panic!("not too long");
         };
         assert_eq!((prefix.len(), length), (KEPT_PREFIX, 10_000));
@@ -251,7 +251,10 @@ mod tests {
 
     #[test]
     fn bad_input_is_answered_with_its_code() {
-        assert_eq!(classify(b"nope").unwrap_err().unwrap()["error"]["code"], PARSE_ERROR);
+        assert_eq!(
+            classify(b"nope").unwrap_err().unwrap()["error"]["code"],
+            PARSE_ERROR
+        );
         let bad_call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#;
         let answer = classify(bad_call).unwrap_err().unwrap();
         assert_eq!(answer["error"]["code"], INVALID_PARAMS);

@@ -10,9 +10,9 @@ pub mod hooks;
 pub mod mcp;
 pub mod mcp_servers;
 mod mcp_transport;
+pub mod mcp_ui;
 #[cfg(unix)]
 pub mod protocol_stdio;
-pub mod mcp_ui;
 pub mod replay;
 pub mod serve;
 
