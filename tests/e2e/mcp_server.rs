@@ -293,11 +293,16 @@ fn mcp_watch_picks_up_a_library_added_while_serving() {
         next_id += 1;
         let message = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
         writeln!(input, "{message}").unwrap();
-        let mut line = String::new();
-        output.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(answer["id"], json!(next_id), "{answer}");
-        answer
+        // Notifications (`tools/list_changed` after the swap) come between the answers.
+        loop {
+            let mut line = String::new();
+            output.read_line(&mut line).unwrap();
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer.get("id").is_some() {
+                assert_eq!(answer["id"], json!(next_id), "{answer}");
+                return answer;
+            }
+        }
     };
     request(
         "initialize",
