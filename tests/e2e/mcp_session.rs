@@ -592,3 +592,96 @@ fn json_rpc_errors_name_the_problem() {
         .as_array()
         .is_some_and(|t| !t.is_empty()));
 }
+
+/// `serve --ask`: an approval and a question come to the client as `ask` lines it answers.
+#[test]
+fn serve_asks_the_client_and_a_denial_carries_its_feedback() {
+    let plugins = PluginDir::real();
+    let ws = workdir();
+    let mut child = toolhost_tests::toolhost()
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["serve", "--ask", "--cwd"])
+        .arg(ws.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut read = || -> Value {
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let write = |input: &mut std::process::ChildStdin, value: Value| {
+        writeln!(input, "{value}").unwrap();
+    };
+
+    write(
+        &mut input,
+        json!({"id": 1, "tool": "write_to_file", "params": {"path": "a.txt", "content": "a"}}),
+    );
+    let ask = read();
+    assert_eq!(ask["ask"]["kind"], "tool", "{ask}");
+    assert!(ask["ask"]["text"].as_str().unwrap().contains("a.txt"));
+    // A request while the question waits is refused; the question still waits.
+    write(
+        &mut input,
+        json!({"id": 9, "tool": "list_files", "params": {"path": "."}}),
+    );
+    let refused = read();
+    assert_eq!(refused["id"], 9);
+    assert!(
+        refused["error"].as_str().unwrap().contains("waiting"),
+        "{refused}"
+    );
+    write(
+        &mut input,
+        json!({"answer": ask["ask"]["id"], "response": "yes"}),
+    );
+    let done = read();
+    assert_eq!(
+        (done["id"].clone(), done["is_error"].clone()),
+        (json!(1), json!(false)),
+        "{done}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "a"
+    );
+
+    write(
+        &mut input,
+        json!({"id": 2, "tool": "write_to_file", "params": {"path": "b.txt", "content": "b"}}),
+    );
+    let ask = read();
+    write(
+        &mut input,
+        json!({"answer": ask["ask"]["id"], "response": "message", "text": "not b"}),
+    );
+    let denied = read();
+    assert_eq!(denied["is_error"], true);
+    assert_eq!(
+        denied["text"],
+        texts::denied_with_feedback(texts::TOOL_DENIED, Some("not b"))
+    );
+    assert!(!ws.path().join("b.txt").exists());
+
+    write(
+        &mut input,
+        json!({"id": 3, "tool": "ask_followup_question", "params": {"question": "Which?", "options": "[\"x\", \"y\"]"}}),
+    );
+    let ask = read();
+    assert_eq!(ask["ask"]["kind"], "followup");
+    let asked: Value = serde_json::from_str(ask["ask"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(asked, json!({"question": "Which?", "options": ["x", "y"]}));
+    write(
+        &mut input,
+        json!({"answer": ask["ask"]["id"], "response": "message", "text": "y"}),
+    );
+    assert_eq!(read()["text"], "<answer>\ny\n</answer>");
+    drop(input);
+    let _ = child.wait();
+}

@@ -107,6 +107,10 @@ pub struct ServeArgs {
     /// Approve everything without asking.
     #[arg(long)]
     pub yes: bool,
+    /// The client answers questions: approvals and ask_followup_question come to it as
+    /// `{"ask": {...}}` lines, answered with `{"answer": ID, "response", "text"}`.
+    #[arg(long, conflicts_with = "yes")]
+    pub ask: bool,
     /// Hot swap.
     #[command(flatten)]
     pub hot_swap: HotSwapArgs,
