@@ -55,7 +55,8 @@ pub(super) struct RegistrySlot {
     listeners: Mutex<Vec<Listener>>,
 }
 
-type Listener = Box<dyn Fn() + Send + Sync>;
+/// Answers whether it still wants to hear of changes.
+type Listener = Box<dyn Fn() -> bool + Send + Sync>;
 
 impl RegistrySlot {
     pub(super) fn new(registry: Registry) -> Self {
@@ -65,16 +66,12 @@ impl RegistrySlot {
         }
     }
 
-    /// Tells every listener that the registry changed.
+    /// Tells every listener that the registry changed; drops those that no longer listen.
     pub(super) fn changed(&self) {
-        for listener in self
-            .listeners
+        self.listeners
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-        {
-            listener();
-        }
+            .retain(|listener| listener());
     }
 }
 
@@ -132,8 +129,8 @@ impl Host {
     }
 
     /// Calls `listener` whenever the registered tools may have changed (a hot swap), from the
-    /// thread that changed them, for as long as the plugins are loaded.
-    pub fn on_tools_changed(&self, listener: impl Fn() + Send + Sync + 'static) {
+    /// thread that changed them, until it answers `false`.
+    pub fn on_tools_changed(&self, listener: impl Fn() -> bool + Send + Sync + 'static) {
         self.registry
             .listeners
             .lock()

@@ -52,6 +52,19 @@ pub struct McpArgs {
     /// Hot swap (the tools list is read anew for every `tools/list`).
     #[command(flatten)]
     pub hot_swap: super::HotSwapArgs,
+    /// Serve streamable HTTP at ADDR (`HOST:PORT`, or a port on 127.0.0.1) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// `--http`: the file whose first line is the bearer token. Default: $TOOLHOST_MCP_TOKEN,
+    /// else a token generated and printed on stderr.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// `--http`: a browser origin allowed besides the loopback ones (`https://app.example:443`).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
+    /// `--http`: seconds after which an idle session expires.
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub session_idle: u64,
 }
 
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.
@@ -64,6 +77,16 @@ pub fn run(
     args: McpArgs,
     build_host: impl FnOnce(Option<&Path>, ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
+    // Questions go to the client's user when it declared elicitation ([`McpUi`]);
+    // otherwise nobody answers and what the settings do not auto-approve is denied.
+    let approval = if args.yes {
+        ApprovalMode::ApproveAll
+    } else {
+        ApprovalMode::Ask
+    };
+    if let Some(addr) = &args.http {
+        return run_http(&args, addr, approval, build_host);
+    }
     // One thread drives the protocol; calls run on the blocking pool, so a multi-threaded
     // scheduler would only add wake-ups between threads.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -73,13 +96,6 @@ pub fn run(
     let result = runtime.block_on(async {
         let (input, output) = protocol_stdio::take()
             .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
-        // Questions go to the client's user when it declared elicitation ([`McpUi`]);
-        // otherwise nobody answers and what the settings do not auto-approve is denied.
-        let approval = if args.yes {
-            ApprovalMode::ApproveAll
-        } else {
-            ApprovalMode::Ask
-        };
         let client = ClientLink::default();
         let ui = Box::new(McpUi::new(client.clone()));
         let host = build_host(args.cwd.as_deref(), approval, ui)?;
@@ -96,6 +112,39 @@ pub fn run(
     result
 }
 
+/// `--http`: the plugins are loaded once; every HTTP session is a new task over them.
+fn run_http(
+    args: &McpArgs,
+    addr: &str,
+    approval: ApprovalMode,
+    build_host: impl FnOnce(Option<&Path>, ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
+) -> Result<ExitCode, String> {
+    let options = super::mcp_http::HttpOptions {
+        addr: super::mcp_http::parse_addr(addr)?,
+        token: super::mcp_http::token(args.token_file.as_deref())?,
+        allowed_origins: args.allow_origin.clone(),
+        session_idle: std::time::Duration::from_secs(args.session_idle.max(1)),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let base = build_host(args.cwd.as_deref(), approval, Box::new(crate::ui::HeadlessUi))?;
+    let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
+        let client = ClientLink::default();
+        let workspace = crate::policy::Workspace::new(base.workspace().cwd())?;
+        let task = base.new_task(crate::TaskConfig {
+            workspace,
+            ui: Box::new(McpUi::new(client.clone())),
+            approval,
+        });
+        Ok(McpServer::new(task).with_client(client))
+    }));
+    base.registry().shutdown();
+    runtime.shutdown_background();
+    served.map(|()| ExitCode::SUCCESS)
+}
+
 /// Runs the protocol on `transport` until the client closes its input; the calls still
 /// running are cancelled then.
 async fn serve(
@@ -104,7 +153,6 @@ async fn serve(
 ) -> ExitCode {
     let client = server.client.clone();
     let session = server.session.clone();
-    let host = server.host.clone();
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => {
@@ -117,7 +165,6 @@ async fn serve(
         }
     };
     client.connect(running.peer().clone(), tokio::runtime::Handle::current());
-    announce_tool_changes(&host, running.peer().clone());
     let ended = running.waiting().await;
     session.cancel();
     match ended {
@@ -137,15 +184,16 @@ async fn serve(
 fn announce_tool_changes(host: &Host, peer: Peer<RoleServer>) {
     let handle = tokio::runtime::Handle::current();
     host.on_tools_changed(move || {
-        let peer = peer.clone();
         if peer.is_transport_closed() {
-            return;
+            return false;
         }
+        let peer = peer.clone();
         handle.spawn(async move {
             if let Err(e) = peer.notify_tool_list_changed().await {
                 tracing::debug!(target: "toolhost::mcp", "tools/list_changed not sent: {e}");
             }
         });
+        true
     });
 }
 
@@ -287,6 +335,12 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.client
+            .connect_once(context.peer.clone(), tokio::runtime::Handle::current());
+        announce_tool_changes(&self.host, context.peer);
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -302,6 +356,8 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(Value::Object);
         let progress = context.meta.get_progress_token();
+        self.client
+            .connect_once(context.peer.clone(), tokio::runtime::Handle::current());
         match self
             .call(&request.name, arguments, context.ct.clone(), progress)
             .await

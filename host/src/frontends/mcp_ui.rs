@@ -50,6 +50,14 @@ impl ClientLink {
         self.lock().peer = Some((peer, handle));
     }
 
+    /// [`ClientLink::connect`] unless already connected.
+    pub fn connect_once(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
+        let mut link = self.lock();
+        if link.peer.is_none() {
+            link.peer = Some((peer, handle));
+        }
+    }
+
     /// The client's `logging/setLevel`.
     pub fn set_level(&self, level: LoggingLevel) {
         self.lock().level = Some(level);

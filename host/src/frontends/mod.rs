@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod cli;
 pub mod hooks;
 pub mod mcp;
+mod mcp_http;
 pub mod mcp_servers;
 mod mcp_transport;
 pub mod mcp_ui;
