@@ -20,6 +20,7 @@ mod list_code_definition_names;
 mod list_files;
 mod loading;
 mod mcp_client;
+mod mcp_http;
 mod mcp_remote;
 mod mcp_server;
 mod mcp_session;

@@ -129,7 +129,11 @@ fn run_http(
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let base = build_host(args.cwd.as_deref(), approval, Box::new(crate::ui::HeadlessUi))?;
+    let base = build_host(
+        args.cwd.as_deref(),
+        approval,
+        Box::new(crate::ui::HeadlessUi),
+    )?;
     let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
         let client = ClientLink::default();
         let workspace = crate::policy::Workspace::new(base.workspace().cwd())?;

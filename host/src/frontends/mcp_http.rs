@@ -88,7 +88,11 @@ pub async fn serve(
         .map(str::to_string)
         .collect();
     origins.extend(options.allowed_origins);
-    let mut hosts = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
+    let mut hosts = vec![
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        "::1".to_string(),
+    ];
     if !bound.ip().is_loopback() {
         hosts.push(bound.ip().to_string());
         hosts.push(bound.to_string());
@@ -102,11 +106,8 @@ pub async fn serve(
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(options.session_idle);
     let factory_base = base.clone();
-    let mcp = StreamableHttpService::new(
-        move || session(&factory_base),
-        Arc::new(sessions),
-        config,
-    );
+    let mcp =
+        StreamableHttpService::new(move || session(&factory_base), Arc::new(sessions), config);
     let token: Arc<str> = options.token.into();
     loop {
         let (stream, _) = match listener.accept().await {
