@@ -43,20 +43,30 @@ async def on_progress(progress, total, message):
     seen["progress"].append(message)
 
 
+roots = {"current": config.get("roots", [])}
+
+
+async def list_roots(context):
+    return types.ListRootsResult(roots=[types.Root(uri="file://" + path) for path in roots["current"]])
+
+
 def text_of(result):
     return {"isError": result.is_error,
             "text": "\n".join(c.text for c in result.content if getattr(c, "text", None) is not None)}
 
 
 async def main():
+    workspace = [] if config.get("start_in") else ["--cwd", config["workspace"]]
     server = StdioServerParameters(
         command=config["toolhost"],
-        args=["--isolation", "in-process", "--plugins", config["plugins"], "mcp", "--cwd", config["workspace"]] + config["extra"],
+        args=["--isolation", "in-process", "--plugins", config["plugins"], "mcp"] + workspace + config["extra"],
         env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
+        cwd=config.get("start_in"),
     )
     out = {}
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write, elicitation_callback=elicit if config["elicit"] else None,
+                                 list_roots_callback=list_roots if config.get("roots") else None,
                                  message_handler=on_message, logging_callback=on_log) as session:
             await session.initialize()
             scenario = config["scenario"]
@@ -70,6 +80,11 @@ async def main():
                 out["after"] = text_of(await session.call_tool("list_files", {"path": "."}))
             elif scenario == "progress":
                 out["result"] = text_of(await session.call_tool("execute_command", config["command"], progress_callback=on_progress))
+            elif scenario == "roots":
+                out["first"] = [text_of(await session.call_tool(name, args)) for name, args in config["calls"]]
+                roots["current"] = config["new_roots"]
+                await session.send_roots_list_changed()
+                out["changed"] = [text_of(await session.call_tool(name, args)) for name, args in config["calls"]]
             elif scenario == "list_changed":
                 out["before"] = [t.name for t in (await session.list_tools()).tools]
                 staging = config["add_to"] + ".staging"
@@ -684,4 +699,53 @@ fn serve_asks_the_client_and_a_denial_carries_its_feedback() {
     assert_eq!(read()["text"], "<answer>\ny\n</answer>");
     drop(input);
     let _ = child.wait();
+}
+
+#[test]
+fn python_roots_from_the_client_are_the_workspace_and_follow_list_changed() {
+    let plugins = PluginDir::real();
+    let (one, two, three, elsewhere) = (workdir(), workdir(), workdir(), workdir());
+    std::fs::write(one.path().join("a.txt"), "one\n").unwrap();
+    std::fs::write(two.path().join("b.txt"), "two\n").unwrap();
+    std::fs::write(three.path().join("a.txt"), "three\n").unwrap();
+    let two_name = two.path().file_name().unwrap().to_str().unwrap();
+    let out = Client::new(plugins.path(), elsewhere.path()).python(json!({
+        "scenario": "roots",
+        "start_in": elsewhere.path(),
+        "roots": [one.path(), two.path()],
+        "new_roots": [three.path()],
+        "calls": [
+            ["read_file", {"path": "a.txt"}],
+            ["read_file", {"path": format!("@{two_name}:b.txt")}],
+        ],
+    }));
+    assert_eq!(
+        out["first"][0]["text"], "1 | one\n\n(File has 1 lines total.)",
+        "{out}"
+    );
+    assert_eq!(
+        out["first"][1]["text"], "1 | two\n\n(File has 1 lines total.)",
+        "{out}"
+    );
+    assert_eq!(
+        out["changed"][0]["text"], "1 | three\n\n(File has 1 lines total.)",
+        "{out}"
+    );
+    assert_eq!(out["changed"][1]["isError"], true, "{out}");
+}
+
+#[test]
+fn python_slash_is_never_an_implicit_workspace() {
+    let plugins = PluginDir::real();
+    let out = Client::new(plugins.path(), Path::new("/")).python(json!({
+        "scenario": "calls",
+        "start_in": "/",
+        "calls": [["list_files", {"path": "."}]],
+    }));
+    assert_eq!(out["results"][0]["isError"], true);
+    let text = out["results"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("The workspace would be /") && text.contains("--cwd"),
+        "{text}"
+    );
 }

@@ -99,7 +99,9 @@ pub fn run(
         let client = ClientLink::default();
         let ui = Box::new(McpUi::new(client.clone()));
         let host = build_host(args.cwd.as_deref(), approval, ui)?;
-        let server = McpServer::new(host.clone()).with_client(client);
+        let server = McpServer::new(host.clone())
+            .with_client(client)
+            .following_roots(args.cwd.is_none());
         let limit = usize::try_from(host.settings().limits.max_request_bytes).unwrap_or(usize::MAX);
         let transport = LineTransport::new(input, output, limit.max(1), server.session.clone());
         let code = serve(server, transport).await;
@@ -134,6 +136,7 @@ fn run_http(
         approval,
         Box::new(crate::ui::HeadlessUi),
     )?;
+    let follow_roots = args.cwd.is_none();
     let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
         let client = ClientLink::default();
         let workspace = crate::policy::Workspace::new(base.workspace().cwd())?;
@@ -142,7 +145,9 @@ fn run_http(
             ui: Box::new(McpUi::new(client.clone())),
             approval,
         });
-        Ok(McpServer::new(task).with_client(client))
+        Ok(McpServer::new(task)
+            .with_client(client)
+            .following_roots(follow_roots))
     }));
     base.registry().shutdown();
     runtime.shutdown_background();
@@ -209,6 +214,10 @@ pub struct McpServer {
     client: ClientLink,
     /// Cancelled when the session ends; every call's cancellation is a child of it.
     session: Arc<Cancellation>,
+    /// Whether the workspace is the client's roots (no `--cwd` was given).
+    follow_roots: bool,
+    /// The task over the client's roots, once asked for; `None` again when they change.
+    rooted: Arc<tokio::sync::Mutex<Option<Arc<Host>>>>,
 }
 
 impl McpServer {
@@ -218,7 +227,50 @@ impl McpServer {
             host,
             client: ClientLink::default(),
             session: Arc::default(),
+            follow_roots: false,
+            rooted: Arc::default(),
         }
+    }
+
+    /// The same server, its workspace the client's roots when it offers them (no `--cwd`).
+    pub fn following_roots(self, follow: bool) -> Self {
+        Self {
+            follow_roots: follow,
+            ..self
+        }
+    }
+
+    /// The task a call runs in: the session's host, or, following the client's roots, a task
+    /// over them (asked for with `roots/list` on the first call after a change). `/` is never
+    /// an implicit workspace.
+    async fn task(&self, peer: &Peer<RoleServer>) -> Result<Arc<Host>, String> {
+        if !self.follow_roots {
+            return Ok(self.host.clone());
+        }
+        let mut rooted = self.rooted.lock().await;
+        if let Some(task) = rooted.as_ref() {
+            return Ok(task.clone());
+        }
+        let dirs = client_roots(peer).await?;
+        let task = if dirs.is_empty() {
+            if self.host.workspace().cwd() == Path::new("/") {
+                return Err(ROOT_REFUSED.to_string());
+            }
+            self.host.clone()
+        } else {
+            if dirs.iter().any(|d| d == Path::new("/")) {
+                return Err(ROOT_REFUSED.to_string());
+            }
+            let workspace = crate::policy::Workspace::with_roots(&dirs)
+                .map_err(|e| format!("cannot use the client's roots as the workspace: {e}"))?;
+            self.host.new_task(crate::TaskConfig {
+                workspace,
+                ui: Box::new(McpUi::new(self.client.clone())),
+                approval: self.host.approval_mode(),
+            })
+        };
+        *rooted = Some(task.clone());
+        Ok(task)
     }
 
     /// The same server, connecting `client` (the link of the host's [`McpUi`]) once the
@@ -257,11 +309,19 @@ impl McpServer {
         arguments: Option<Value>,
         cancelled: CancellationToken,
         progress: Option<ProgressToken>,
+        peer: &Peer<RoleServer>,
     ) -> Option<CallToolResult> {
         self.host.lookup(name)?;
+        let host = match self.task(peer).await {
+            Ok(host) => host,
+            Err(refused) => {
+                return Some(CallToolResult::error(vec![ContentBlock::text(
+                    texts::tool_error(&refused),
+                )]))
+            }
+        };
         let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
         let params = params.to_string();
-        let host = self.host.clone();
         let tool = name.to_string();
         let cancellation = self.session.child();
         let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
@@ -290,6 +350,36 @@ impl McpServer {
             )))]),
         })
     }
+}
+
+/// Why a call does not run when the workspace would be `/`.
+const ROOT_REFUSED: &str = "The workspace would be / (the whole file system): toolhost mcp was started in / without --cwd, and the client offers no other root. Start it with --cwd DIR, or from the project's directory, or use a client that sends its workspace roots.";
+
+/// The directories of the client's roots (`file://` URIs; others are skipped), when it
+/// offers roots.
+#[allow(deprecated)] // MCP roots: rmcp marks them deprecated (SEP-2577); clients still send them.
+async fn client_roots(peer: &Peer<RoleServer>) -> Result<Vec<std::path::PathBuf>, String> {
+    let offers = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.roots.is_some());
+    if !offers {
+        return Ok(Vec::new());
+    }
+    let listed = peer
+        .list_roots()
+        .await
+        .map_err(|e| format!("cannot list the client's roots: {e}"))?;
+    Ok(listed
+        .roots
+        .iter()
+        .filter_map(|root| {
+            let path = root.uri.strip_prefix("file://")?;
+            let decoded = percent_encoding::percent_decode_str(path)
+                .decode_utf8()
+                .ok()?;
+            Some(std::path::PathBuf::from(decoded.into_owned()))
+        })
+        .collect())
 }
 
 /// A call's outcome as an MCP result: the model's text, then the images.
@@ -345,6 +435,14 @@ impl ServerHandler for McpServer {
         announce_tool_changes(&self.host, context.peer);
     }
 
+    async fn on_roots_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        // The next call asks for the roots again and runs in a task over them.
+        *self.rooted.lock().await = None;
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -363,7 +461,13 @@ impl ServerHandler for McpServer {
         self.client
             .connect_once(context.peer.clone(), tokio::runtime::Handle::current());
         match self
-            .call(&request.name, arguments, context.ct.clone(), progress)
+            .call(
+                &request.name,
+                arguments,
+                context.ct.clone(),
+                progress,
+                &context.peer,
+            )
             .await
         {
             Some(result) => Ok(result.into()),

@@ -166,6 +166,24 @@ impl Workspace {
         Ok(workspace)
     }
 
+    /// A workspace with several roots (the first is the primary, `cwd`), each with its own
+    /// `.clineignore`; a root is named after its directory. Fails when there is no root or one
+    /// cannot be opened.
+    pub fn with_roots(dirs: &[PathBuf]) -> io::Result<Self> {
+        let mut roots = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let first = Self::new(dir)?;
+            roots.extend(first.roots);
+        }
+        if roots.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a workspace needs at least one root",
+            ));
+        }
+        Ok(Self { roots })
+    }
+
     /// The workspace a task context describes (what a plugin sees): its roots and the rules
     /// the host read for them. Roots are opened on first use.
     pub fn from_context(task: &TaskContext) -> Self {
