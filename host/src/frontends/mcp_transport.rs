@@ -141,13 +141,14 @@ fn classify(line: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>> 
 /// id with a pattern is a best effort (the line is never parsed whole); the error is sent
 /// either way.
 fn too_long(prefix: &[u8], length: usize, limit: usize) -> Value {
-    static ID: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    static ID: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
     let pattern = ID.get_or_init(|| {
         Regex::new(r#"^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"]*"\s*,)*\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")"#)
-            .expect("a valid pattern")
+            .ok()
     });
     let id = pattern
-        .captures(prefix)
+        .as_ref()
+        .and_then(|pattern| pattern.captures(prefix))
         .and_then(|c| serde_json::from_slice(&c[1]).ok())
         .unwrap_or(Value::Null);
     error(
@@ -223,6 +224,7 @@ where
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[tokio::test]
