@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::services::Cancellation;
+use crate::plugins::handler::Cancellation;
 use super::{Host, Sessions, TaskState, Workers};
 use crate::hooks::{HookInput, Hooks};
 use crate::plugins::Registry;

@@ -1,20 +1,31 @@
-//! `toolhost mcp`: every loaded tool served as an MCP server on stdio (rmcp).
+//! `toolhost mcp`: every loaded tool served as an MCP server (rmcp), on stdio or, with
+//! `--http`, over streamable HTTP ([`super::mcp_http`]).
 //!
 //! - `tools/list` gives each registered tool with its JSON-Schema input and the
 //!   `readOnlyHint`/`destructiveHint` annotations of its spec (the entries `toolhost schema
-//!   --format mcp` prints).
-//! - `tools/call` runs [`Host::call`] on tokio's blocking pool (a call blocks for as long as the
-//!   tool runs) and answers with the text the model reads plus the result's images. Every tool
-//!   failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
+//!   --format mcp` prints). `listChanged` is advertised: after a hot swap every session gets
+//!   `notifications/tools/list_changed`.
+//! - `tools/call` runs [`Host::call_with`] on tokio's blocking pool (a call blocks for as long
+//!   as the tool runs) and answers with the text the model reads plus the result's images. Every
+//!   tool failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
-//! - Approvals follow the settings file (nobody is at a terminal to ask) unless `--yes`.
-//! - Errors and notifications the user should see reach the client as `notifications/message`
-//!   ([`super::mcp_ui`]); a hook's cancel of the task is also said in the result's text.
-//! - The protocol owns the client's pipes ([`super::protocol_stdio`]): before any plugin is
-//!   loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a process it
-//!   starts) that prints, reads or closes them cannot corrupt or silence the stream. The server
-//!   exits when stdin closes.
+//! - Cancellation: `notifications/cancelled` for the request, the end of stdin and the end of
+//!   an HTTP session cancel the call (the tool sees it; execute_command stops the command's
+//!   process group; an isolated worker that does not stop is killed after a grace period); rmcp
+//!   sends no answer for a cancelled request.
+//! - Approvals and questions go to the client's user by elicitation ([`super::mcp_ui`]) unless
+//!   `--yes`; without elicitation, what the settings do not auto-approve is denied. Events
+//!   become `notifications/progress` for a request with a `progressToken`; errors and
+//!   notifications become `notifications/message`.
+//! - The workspace is `--cwd`, else the client's roots (asked for on the first call, again
+//!   after `roots/list_changed`; a change starts a new task), else the current directory — but
+//!   never `/` by default.
+//! - Over stdio the protocol owns the client's pipes ([`super::protocol_stdio`]): before any
+//!   plugin is loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a
+//!   process it starts) that prints, reads or closes them cannot corrupt or silence the stream.
+//!   Lines are read by [`super::mcp_transport`] (JSON-RPC errors for what cannot be served, the
+//!   size limit). The server exits when stdin closes.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -31,6 +42,7 @@ use tool_api::texts;
 
 use tokio_util::sync::CancellationToken;
 
+use super::mcp_stdio as protocol_stdio;
 use super::mcp_transport::LineTransport;
 use super::mcp_ui::{CallUi, ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
@@ -477,78 +489,4 @@ impl ServerHandler for McpServer {
             )),
         }
     }
-}
-
-/// The client's stdin and stdout, taken over for the protocol alone
-/// ([`super::protocol_stdio`]), as the async streams rmcp reads and writes.
-#[cfg(unix)]
-mod protocol_stdio {
-    use std::fs::File;
-    use std::io;
-    use std::os::unix::fs::FileTypeExt;
-
-    use tokio::io::{AsyncRead, AsyncWrite};
-    use tokio::net::unix::pipe;
-
-    /// The protocol's input.
-    pub type Reader = Box<dyn AsyncRead + Send + Unpin>;
-    /// The protocol's output.
-    pub type Writer = Box<dyn AsyncWrite + Send + Unpin>;
-
-    /// Moves the protocol onto private copies of fds 0 and 1 (see
-    /// [`crate::frontends::protocol_stdio::take`]). Must run inside the runtime: pipes register
-    /// with its reactor.
-    pub fn take() -> io::Result<(Reader, Writer)> {
-        let (input, output) = crate::frontends::protocol_stdio::take()?;
-        Ok((reader(input)?, writer(output)?))
-    }
-
-    /// Points the standard streams away from the protocol again if a plugin closed them.
-    pub fn restore() {
-        crate::frontends::protocol_stdio::restore();
-    }
-
-    /// A pipe (how MCP clients start servers) is read on the reactor; anything else (a file, a
-    /// terminal) on the blocking pool.
-    fn reader(file: File) -> io::Result<Reader> {
-        if is_fifo(&file) {
-            Ok(Box::new(pipe::Receiver::from_file(file)?))
-        } else {
-            Ok(Box::new(tokio::fs::File::from_std(file)))
-        }
-    }
-
-    fn writer(file: File) -> io::Result<Writer> {
-        if is_fifo(&file) {
-            Ok(Box::new(pipe::Sender::from_file(file)?))
-        } else {
-            Ok(Box::new(tokio::fs::File::from_std(file)))
-        }
-    }
-
-    fn is_fifo(file: &File) -> bool {
-        file.metadata().is_ok_and(|m| m.file_type().is_fifo())
-    }
-}
-
-/// Elsewhere the standard streams are used as they are.
-#[cfg(not(unix))]
-mod protocol_stdio {
-    use std::io;
-
-    use tokio::io::{AsyncRead, AsyncWrite};
-
-    /// The protocol's input.
-    pub type Reader = Box<dyn AsyncRead + Send + Unpin>;
-    /// The protocol's output.
-    pub type Writer = Box<dyn AsyncWrite + Send + Unpin>;
-
-    /// The standard streams.
-    pub fn take() -> io::Result<(Reader, Writer)> {
-        let (input, output) = rmcp::transport::stdio();
-        Ok((Box::new(input), Box::new(output)))
-    }
-
-    /// Nothing to restore.
-    pub fn restore() {}
 }

@@ -1,5 +1,6 @@
 //! The ways in: the command line (`cli`), JSON lines on stdio (`serve`), an MCP server
-//! (`mcp`, its UI events to the client in `mcp_ui`), a recorded assistant message replayed
+//! (`mcp`; its UI, elicitation and progress in `mcp_ui`, its stdio lines in `mcp_transport` and
+//! `mcp_stdio`, streamable HTTP in `mcp_http`), a recorded assistant message replayed
 //! (`replay`), and the reports of `toolhost mcp-servers`, `toolhost bundle` and
 //! `toolhost hooks`. `serve` and `mcp` keep the client's stdin and stdout for their protocol
 //! alone (`protocol_stdio`).
@@ -9,6 +10,7 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 mod mcp_http;
+mod mcp_stdio;
 pub mod mcp_servers;
 mod mcp_transport;
 pub mod mcp_ui;
