@@ -749,3 +749,23 @@ fn python_slash_is_never_an_implicit_workspace() {
         "{text}"
     );
 }
+
+#[test]
+fn python_a_client_root_of_slash_is_refused() {
+    let plugins = PluginDir::real();
+    let elsewhere = workdir();
+    let out = Client::new(plugins.path(), elsewhere.path()).python(json!({
+        "scenario": "calls",
+        "start_in": elsewhere.path(),
+        "roots": ["/"],
+        "calls": [["list_files", {"path": "."}]],
+    }));
+    assert_eq!(out["results"][0]["isError"], true, "{out}");
+    assert!(
+        out["results"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("The workspace would be /"),
+        "{out}"
+    );
+}

@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::plugins::handler::Cancellation;
 use super::{Host, Sessions, TaskState, Workers};
 use crate::hooks::{HookInput, Hooks};
+use crate::plugins::handler::Cancellation;
 use crate::plugins::Registry;
 use crate::policy::{ApprovalMode, Workspace};
 use crate::ui::Ui;

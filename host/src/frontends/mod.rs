@@ -10,8 +10,8 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 mod mcp_http;
-mod mcp_stdio;
 pub mod mcp_servers;
+mod mcp_stdio;
 mod mcp_transport;
 pub mod mcp_ui;
 #[cfg(unix)]

@@ -212,3 +212,23 @@ impl Cancellation {
         *cancelled
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_ends_with_its_parent_but_not_the_other_way() {
+        let parent = Arc::new(Cancellation::default());
+        let first = parent.child();
+        let second = parent.child();
+        first.cancel();
+        assert!(!parent.is_cancelled() && !second.is_cancelled());
+        parent.cancel();
+        assert!(second.is_cancelled());
+        assert!(
+            parent.child().is_cancelled(),
+            "a child of a cancelled parent starts cancelled"
+        );
+    }
+}
