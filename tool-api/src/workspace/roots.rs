@@ -206,8 +206,14 @@ mod tests {
 
     #[test]
     fn hints_are_parsed_as_cline_parses_them() {
-        assert_eq!(parse_hint("@frontend:src/a.ts"), Some(("frontend", "src/a.ts")));
-        assert_eq!(parse_hint("@my-app: src/b.ts "), Some(("my-app", "src/b.ts")));
+        assert_eq!(
+            parse_hint("@frontend:src/a.ts"),
+            Some(("frontend", "src/a.ts"))
+        );
+        assert_eq!(
+            parse_hint("@my-app: src/b.ts "),
+            Some(("my-app", "src/b.ts"))
+        );
         assert_eq!(parse_hint("@ api :x"), Some(("api", "x")));
         assert_eq!(parse_hint("@api:"), Some(("api", "")));
         assert_eq!(parse_hint("@api:a:b"), Some(("api", "a:b")));
@@ -231,7 +237,10 @@ mod tests {
         assert_eq!(ws.resolve("@back:"), b.path());
         assert_eq!(ws.resolve("src/x"), a.path().join("src/x"));
         assert_eq!(ws.resolve("@nope:src/x"), a.path().join("src/x"));
-        assert_eq!(ws.resolve("@back:/etc/passwd"), PathBuf::from("/etc/passwd"));
+        assert_eq!(
+            ws.resolve("@back:/etc/passwd"),
+            PathBuf::from("/etc/passwd")
+        );
         let tail = b.path().file_name().unwrap().to_string_lossy().into_owned();
         assert_eq!(ws.resolve(&format!("@{tail}:y")), b.path().join("y"));
         // `..` leaves the root lexically; the verdict then says it is outside.
@@ -247,11 +256,16 @@ mod tests {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
         let error = |specs: &[RootSpec]| Workspace::with_roots(specs).unwrap_err().to_string();
-        assert!(error(&[RootSpec::named("x", a.path()), RootSpec::named("x", b.path())])
-            .contains("two workspace roots are named `x`"));
+        assert!(error(&[
+            RootSpec::named("x", a.path()),
+            RootSpec::named("x", b.path())
+        ])
+        .contains("two workspace roots are named `x`"));
         assert!(error(&[RootSpec::named("a:b", a.path())]).contains("cannot be used"));
-        assert!(error(&[RootSpec::unnamed(a.path()), RootSpec::unnamed(a.path())])
-            .contains("given twice"));
+        assert!(
+            error(&[RootSpec::unnamed(a.path()), RootSpec::unnamed(a.path())])
+                .contains("given twice")
+        );
         assert!(error(&[RootSpec::unnamed(a.path().join("missing"))]).contains("cannot open"));
         assert_eq!(
             RootSpec::parse_named("api=../api").unwrap(),
