@@ -52,7 +52,7 @@ pub use dir::{Dir, DirEntry, EntryKind, Followed};
 pub use error::FsError;
 pub use file::OpenedFile;
 pub use ignore::ClineIgnore;
-pub use roots::{parse_hint, RootSpec};
+pub use roots::{parse_command_hint, parse_hint, RootSpec};
 pub use staging::{Backup, CreatedDirs, StagedFile};
 
 use crate::model::{TaskContext, WorkspaceRoot};

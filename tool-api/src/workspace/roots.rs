@@ -65,6 +65,22 @@ pub fn parse_hint(value: &str) -> Option<(&str, &str)> {
     Some((hint.trim(), rest.trim()))
 }
 
+/// Splits Cline's workspace hint off a command: `@name:command` gives `("name", "command")`
+/// (trimmed) when the name is word characters only (`[A-Za-z0-9_]`: a hyphenated name does not
+/// match, as in Cline) and the command is one line.
+pub fn parse_command_hint(command: &str) -> Option<(&str, &str)> {
+    let (hint, rest) = command.strip_prefix('@')?.split_once(':')?;
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if hint.is_empty()
+        || !hint.chars().all(word)
+        || rest.is_empty()
+        || rest.contains(['\n', '\r', '\u{2028}', '\u{2029}'])
+    {
+        return None;
+    }
+    Some((hint, rest.trim()))
+}
+
 impl Workspace {
     /// A workspace of several roots; the first is the primary (`cwd`). Each root keeps its own
     /// `.clineignore`. Fails when a directory cannot be opened, when two roots share a name or
@@ -146,6 +162,12 @@ impl Workspace {
         })
     }
 
+    /// The root a command's hint runs it in: the root [`Workspace::root_for_hint`] selects,
+    /// else the primary.
+    pub fn command_root(&self, hint: &str) -> usize {
+        self.root_for_hint(hint).unwrap_or(0)
+    }
+
     /// The root of that exact name.
     pub fn root_named(&self, name: &str) -> Option<usize> {
         self.roots.iter().position(|r| r.name == name)
@@ -221,6 +243,19 @@ mod tests {
         assert_eq!(parse_hint("@api"), None);
         assert_eq!(parse_hint("api:x"), None);
         assert_eq!(parse_hint("@api:a\nb"), None);
+    }
+
+    #[test]
+    fn command_hints_are_word_characters_and_one_line() {
+        assert_eq!(
+            parse_command_hint("@api:npm test"),
+            Some(("api", "npm test"))
+        );
+        assert_eq!(parse_command_hint("@api_2: ls "), Some(("api_2", "ls")));
+        assert_eq!(parse_command_hint("@my-app:ls"), None);
+        assert_eq!(parse_command_hint("@api:"), None);
+        assert_eq!(parse_command_hint("@api:ls\nrm x"), None);
+        assert_eq!(parse_command_hint("echo @api:ls"), None);
     }
 
     #[test]

@@ -291,8 +291,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             json,
         }) => {
             let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
+            // `@name:command` runs in that root, as execute_command runs it.
+            let (root, command) = match tool_api::workspace::parse_command_hint(&command) {
+                Some((hint, rest)) if workspace.is_multi_root() => {
+                    (workspace.command_root(hint), rest.to_string())
+                }
+                _ => (0, command),
+            };
             let report = crate::policy::commands::explain_command(
                 &workspace,
+                root,
                 plugins.command_permissions(),
                 &command,
             );
