@@ -54,10 +54,19 @@
 //!   caught that error and answered `Found 0 results.`, so the model never learnt why.
 //! - A missing path gives `Found 0 results.` as Cline does, but cannot count as a mistake: the
 //!   host offers no way to count one for a successful result.
+//!
+//! In a multi-root workspace ([`roots`]), a relative path without a `@name:` hint is searched
+//! in every root at once and the results are bucketed by root, as in Cline, with these
+//! differences: an absolute path is searched once, as it is (Cline joined it to every root's
+//! path, searching `<root>/etc` for `/etc`); another root than the primary is searched only
+//! when the path there is inside the workspace and not blocked by `.clineignore` (only the
+//! primary root's path was approved); and a root with 300 or more results is kept
+//! ([`combine`]).
 
 mod collect;
 mod format;
 mod read;
+mod roots;
 mod search;
 mod sink;
 mod walk;
@@ -67,6 +76,7 @@ pub use format::{
     display_path, format_results, MAX_OUTPUT_BYTES, MAX_RESULTS, NO_RESULTS, TRUNCATION_NOTICE,
 };
 pub use read::{FileReader, WHOLE_FILE_LIMIT};
+pub use roots::{combine, RootResults};
 pub use search::{search, validate, Gate, Query, SearchError, Target};
 pub use sink::{FileSink, Hit};
 pub use walk::{check_pattern, walker, DEFAULT_PATTERN};
@@ -76,6 +86,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
+use tool_api::workspace::Workspace;
 
 /// The setting that restores Cline's search of hidden and ignored files.
 pub const INCLUDE_HIDDEN_SETTING: &str = "search_files.include_hidden";
@@ -187,51 +198,165 @@ impl Tool for SearchFiles {
             ));
         }
         let gate = HostGate { ctx };
-        let workspace = ctx.workspace();
-        let target = match workspace.open_dir(&verdict) {
-            Ok(dir) => Ok(Target::Dir {
-                dir,
-                path: PathBuf::from(&verdict.absolute),
-            }),
-            Err(FsError::NotADirectory) => {
-                workspace
-                    .parent_dir(&verdict, false)
-                    .map(|(dir, name, _)| Target::File {
-                        dir,
-                        name,
-                        path: PathBuf::from(&verdict.absolute),
-                    })
-            }
-            Err(e) => Err(e),
-        };
-        let searched = match target {
-            Ok(target) => search(&target, &query, MAX_RESULTS, &gate),
-            Err(e) if e.is_blocked() => return Err(e.into()),
-            Err(e) => Err(SearchError::Root(e)),
-        };
-        let result = match searched {
-            Ok(files) => format_results(&files, Path::new(&call.task.cwd)),
-            Err(SearchError::Cancelled) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::FAILED,
-                    "The search was cancelled.",
-                ))
-            }
-            Err(SearchError::Regex(message) | SearchError::Pattern(message)) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::FAILED,
-                    ripgrep_error(&message),
-                ))
-            }
-            // Cline reports a search that could not run (a missing path) as finding nothing.
-            Err(e) => {
-                ctx.log_debug(&format!("search_files: {e}"));
-                NO_RESULTS.to_string()
+        let result = match every_root(ctx, &path, &verdict)? {
+            Some(targets) => search_every_root(ctx, &targets, &query, &gate)?,
+            None => {
+                let base = results_base(ctx, &path, &call.task.cwd);
+                match search_verdict(ctx.workspace(), &verdict, &query, &gate) {
+                    Ok(files) => format_results(&files, &base),
+                    Err(SearchError::Root(e)) if e.is_blocked() => return Err(e.into()),
+                    Err(e) => failed_search(ctx, e)?,
+                }
             }
         };
         ctx.say("tool", &ui_message(&verdict, &result, &regex, file_pattern));
         Ok(ToolContent::text(result))
     }
+}
+
+/// Searches what a verdict names: a directory, recursively, or one file.
+fn search_verdict(
+    workspace: &Workspace,
+    verdict: &PathVerdict,
+    query: &Query<'_>,
+    gate: &dyn Gate,
+) -> Result<Vec<FileHits>, SearchError> {
+    let target = match workspace.open_dir(verdict) {
+        Ok(dir) => Target::Dir {
+            dir,
+            path: PathBuf::from(&verdict.absolute),
+        },
+        Err(FsError::NotADirectory) => {
+            let (dir, name, _) = workspace
+                .parent_dir(verdict, false)
+                .map_err(SearchError::Root)?;
+            Target::File {
+                dir,
+                name,
+                path: PathBuf::from(&verdict.absolute),
+            }
+        }
+        Err(e) => return Err(SearchError::Root(e)),
+    };
+    search(&target, query, MAX_RESULTS, gate)
+}
+
+/// What a search that did not run to the end answers: cancellation and a refused regex are
+/// errors; a search that could not run (a missing path) finds nothing, as in Cline.
+fn failed_search(ctx: &Ctx<'_>, error: SearchError) -> Result<String, ToolError> {
+    match error {
+        SearchError::Cancelled => Err(ToolError::new(
+            ToolErrorKind::FAILED,
+            "The search was cancelled.",
+        )),
+        SearchError::Regex(message) | SearchError::Pattern(message) => Err(ToolError::new(
+            ToolErrorKind::FAILED,
+            ripgrep_error(&message),
+        )),
+        e => {
+            ctx.log_debug(&format!("search_files: {e}"));
+            Ok(NO_RESULTS.to_string())
+        }
+    }
+}
+
+/// What result paths are relative to: with a hint, the root of exactly that name (else the
+/// primary), as in Cline; otherwise the primary root.
+fn results_base(ctx: &Ctx<'_>, path: &str, cwd: &str) -> PathBuf {
+    let workspace = ctx.workspace();
+    match tool_api::workspace::parse_hint(path) {
+        Some((hint, _)) if workspace.is_multi_root() => workspace
+            .root_named(hint)
+            .map(|root| workspace.root_path(root).to_path_buf())
+            .unwrap_or_else(|| PathBuf::from(cwd)),
+        _ => PathBuf::from(cwd),
+    }
+}
+
+/// One root of a search of every root: its name, the verdict on the path there (`None` when
+/// it may not be searched), and the root's path.
+type RootTarget = (String, Option<PathVerdict>, PathBuf);
+
+/// In a multi-root workspace, a relative path without a hint is searched in every root: the
+/// path joined to each. The primary root's is the path the host checked and approved; another
+/// root's is searched only when it is inside the workspace and not blocked (its own approval
+/// was never asked). `None` when one search is made.
+fn every_root(
+    ctx: &Ctx<'_>,
+    path: &str,
+    verdict: &PathVerdict,
+) -> Result<Option<Vec<RootTarget>>, ToolError> {
+    let workspace = ctx.workspace();
+    if !workspace.is_multi_root()
+        || tool_api::workspace::parse_hint(path).is_some()
+        || Path::new(path).is_absolute()
+    {
+        return Ok(None);
+    }
+    let mut targets = Vec::with_capacity(workspace.root_count());
+    for root in 0..workspace.root_count() {
+        let base = workspace.root_path(root).to_path_buf();
+        let verdict = if root == 0 {
+            Some(verdict.clone())
+        } else {
+            let there = tool_api::workspace::normalize(&base.join(path));
+            let verdict = ctx.check_path(&there.to_string_lossy())?;
+            (verdict.inside_workspace && !verdict.ignored && !verdict.refused).then_some(verdict)
+        };
+        targets.push((workspace.root_name(root).to_string(), verdict, base));
+    }
+    Ok(Some(targets))
+}
+
+/// Searches every root at once and combines the results by root ([`roots::combine`]).
+fn search_every_root(
+    ctx: &Ctx<'_>,
+    targets: &[RootTarget],
+    query: &Query<'_>,
+    gate: &HostGate<'_, '_>,
+) -> Result<String, ToolError> {
+    let workspace = ctx.workspace();
+    let searched: Vec<Result<RootResults, SearchError>> = std::thread::scope(|scope| {
+        let running: Vec<_> = targets
+            .iter()
+            .map(|(name, verdict, base)| {
+                scope.spawn(move || {
+                    let Some(verdict) = verdict else {
+                        return Ok(RootResults {
+                            name: name.clone(),
+                            text: String::new(),
+                            count: None,
+                        });
+                    };
+                    let (text, count) = match search_verdict(workspace, verdict, query, gate) {
+                        Ok(files) => {
+                            let hits: usize = files.iter().map(|f| f.hits.len()).sum();
+                            (format_results(&files, base), Some(hits.min(MAX_RESULTS)))
+                        }
+                        Err(SearchError::Root(_)) => (String::new(), None),
+                        Err(e) => return Err(e),
+                    };
+                    Ok(RootResults {
+                        name: name.clone(),
+                        text,
+                        count,
+                    })
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|search| search.join().unwrap_or(Err(SearchError::Cancelled)))
+            .collect()
+    });
+    let mut results = Vec::with_capacity(searched.len());
+    for outcome in searched {
+        match outcome {
+            Ok(root) => results.push(root),
+            Err(e) => return failed_search(ctx, e),
+        }
+    }
+    Ok(combine(&results))
 }
 
 /// The error for a regex or file pattern ripgrep refuses: Cline's text for a failed ripgrep
