@@ -23,6 +23,7 @@ mod mcp_client;
 mod mcp_remote;
 mod mcp_server;
 mod meta_tools;
+mod multi_root;
 mod one_dispatch;
 mod parser;
 mod plugin_index;
