@@ -50,7 +50,8 @@ const MAX_NESTING: u32 = 8;
 pub struct HostConfig {
     /// Plugin directories, in priority order.
     pub plugin_dirs: Vec<PathBuf>,
-    /// The workspace.
+    /// The workspace: one root ([`Workspace::new`]) or several named ones
+    /// ([`Workspace::with_roots`] of [`crate::RootSpec`]s, the first the primary).
     pub workspace: Workspace,
     /// The settings.
     pub settings: Settings,

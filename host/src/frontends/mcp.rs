@@ -217,8 +217,8 @@ impl ServerHandler for McpServer {
         )
         .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
         .with_instructions(format!(
-            "Tools of a coding agent. Relative paths are resolved against the workspace {}.",
-            self.host.workspace().cwd().display()
+            "Tools of a coding agent. {}",
+            super::describe_workspace(self.host.workspace())
         ))
     }
 

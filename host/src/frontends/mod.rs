@@ -16,7 +16,7 @@ pub mod replay;
 pub mod serve;
 pub mod workspace_args;
 
-pub use workspace_args::{open_workspace, WorkspaceArgs};
+pub use workspace_args::{describe_workspace, open_workspace, WorkspaceArgs};
 
 /// The hot-swap options of the long-running frontends (`serve`, `mcp`).
 #[derive(Debug, clap::Args, Default)]
