@@ -131,7 +131,13 @@ impl Host {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         );
-        let hooks = Hooks::discover(&config.settings.hooks, config.workspace.cwd());
+        let roots: Vec<PathBuf> = config
+            .workspace
+            .roots()
+            .into_iter()
+            .map(|r| PathBuf::from(r.path))
+            .collect();
+        let hooks = Hooks::discover(&config.settings.hooks, &roots);
         let hook_input = HookInput {
             task_id: config.task_id.clone(),
             workspace_roots: config
