@@ -244,6 +244,13 @@ fn cases(fx: &Fixture) -> Vec<(&'static str, Value, bool, Expect)> {
                 "private/key.txt",
             ))),
         ),
+        // The sandbox masks what each root's rules block.
+        (
+            "execute_command",
+            command("@back:find private src -type f -size +0 | sort"),
+            false,
+            Expect::Is("Command executed successfully (exit code 0).\nOutput:\nsrc/api.rs"),
+        ),
         (
             "execute_command",
             command("cat secret.txt"),
