@@ -198,8 +198,8 @@ impl Tool for SearchFiles {
             ));
         }
         let gate = HostGate { ctx };
-        let result = match every_root(ctx, &path, &verdict)? {
-            Some(targets) => search_every_root(ctx, &targets, &query, &gate)?,
+        let result = match roots::every_root(ctx, &path, &verdict)? {
+            Some(targets) => roots::search_every_root(ctx, &targets, &query, &gate)?,
             None => {
                 let base = results_base(ctx, &path, &call.task.cwd);
                 match search_verdict(ctx.workspace(), &verdict, &query, &gate) {
@@ -215,7 +215,7 @@ impl Tool for SearchFiles {
 }
 
 /// Searches what a verdict names: a directory, recursively, or one file.
-fn search_verdict(
+pub(crate) fn search_verdict(
     workspace: &Workspace,
     verdict: &PathVerdict,
     query: &Query<'_>,
@@ -243,7 +243,7 @@ fn search_verdict(
 
 /// What a search that did not run to the end answers: cancellation and a refused regex are
 /// errors; a search that could not run (a missing path) finds nothing, as in Cline.
-fn failed_search(ctx: &Ctx<'_>, error: SearchError) -> Result<String, ToolError> {
+pub(crate) fn failed_search(ctx: &Ctx<'_>, error: SearchError) -> Result<String, ToolError> {
     match error {
         SearchError::Cancelled => Err(ToolError::new(
             ToolErrorKind::FAILED,
@@ -271,92 +271,6 @@ fn results_base(ctx: &Ctx<'_>, path: &str, cwd: &str) -> PathBuf {
             .unwrap_or_else(|| PathBuf::from(cwd)),
         _ => PathBuf::from(cwd),
     }
-}
-
-/// One root of a search of every root: its name, the verdict on the path there (`None` when
-/// it may not be searched), and the root's path.
-type RootTarget = (String, Option<PathVerdict>, PathBuf);
-
-/// In a multi-root workspace, a relative path without a hint is searched in every root: the
-/// path joined to each. The primary root's is the path the host checked and approved; another
-/// root's is searched only when it is inside the workspace and not blocked (its own approval
-/// was never asked). `None` when one search is made.
-fn every_root(
-    ctx: &Ctx<'_>,
-    path: &str,
-    verdict: &PathVerdict,
-) -> Result<Option<Vec<RootTarget>>, ToolError> {
-    let workspace = ctx.workspace();
-    if !workspace.is_multi_root()
-        || tool_api::workspace::parse_hint(path).is_some()
-        || Path::new(path).is_absolute()
-    {
-        return Ok(None);
-    }
-    let mut targets = Vec::with_capacity(workspace.root_count());
-    for root in 0..workspace.root_count() {
-        let base = workspace.root_path(root).to_path_buf();
-        let verdict = if root == 0 {
-            Some(verdict.clone())
-        } else {
-            let there = tool_api::workspace::normalize(&base.join(path));
-            let verdict = ctx.check_path(&there.to_string_lossy())?;
-            (verdict.inside_workspace && !verdict.ignored && !verdict.refused).then_some(verdict)
-        };
-        targets.push((workspace.root_name(root).to_string(), verdict, base));
-    }
-    Ok(Some(targets))
-}
-
-/// Searches every root at once and combines the results by root ([`roots::combine`]).
-fn search_every_root(
-    ctx: &Ctx<'_>,
-    targets: &[RootTarget],
-    query: &Query<'_>,
-    gate: &HostGate<'_, '_>,
-) -> Result<String, ToolError> {
-    let workspace = ctx.workspace();
-    let searched: Vec<Result<RootResults, SearchError>> = std::thread::scope(|scope| {
-        let running: Vec<_> = targets
-            .iter()
-            .map(|(name, verdict, base)| {
-                scope.spawn(move || {
-                    let Some(verdict) = verdict else {
-                        return Ok(RootResults {
-                            name: name.clone(),
-                            text: String::new(),
-                            count: None,
-                        });
-                    };
-                    let (text, count) = match search_verdict(workspace, verdict, query, gate) {
-                        Ok(files) => {
-                            let hits: usize = files.iter().map(|f| f.hits.len()).sum();
-                            (format_results(&files, base), Some(hits.min(MAX_RESULTS)))
-                        }
-                        Err(SearchError::Root(_)) => (String::new(), None),
-                        Err(e) => return Err(e),
-                    };
-                    Ok(RootResults {
-                        name: name.clone(),
-                        text,
-                        count,
-                    })
-                })
-            })
-            .collect();
-        running
-            .into_iter()
-            .map(|search| search.join().unwrap_or(Err(SearchError::Cancelled)))
-            .collect()
-    });
-    let mut results = Vec::with_capacity(searched.len());
-    for outcome in searched {
-        match outcome {
-            Ok(root) => results.push(root),
-            Err(e) => return failed_search(ctx, e),
-        }
-    }
-    Ok(combine(&results))
 }
 
 /// The error for a regex or file pattern ripgrep refuses: Cline's text for a failed ripgrep

@@ -20,7 +20,12 @@
 //! there) or found nothing is left out, and with no result anywhere the text is
 //! `Found 0 results.` (as in Cline). `k` counts every root searched.
 
+use std::path::{Path, PathBuf};
+
+use tool_api::sdk::prelude::*;
+
 use crate::format::NO_RESULTS;
+use crate::{failed_search, format_results, search_verdict, Gate, Query, SearchError, MAX_RESULTS};
 
 /// The outcome of one root's search: its name, its formatted text, and how many results the
 /// text shows (`None` when the search could not run).
@@ -32,6 +37,92 @@ pub struct RootResults {
     pub text: String,
     /// How many results the text lists; `None` when the search failed.
     pub count: Option<usize>,
+}
+
+/// One root of a search of every root: its name, the verdict on the path there (`None` when
+/// it may not be searched), and the root's path.
+pub(crate) type RootTarget = (String, Option<PathVerdict>, PathBuf);
+
+/// In a multi-root workspace, a relative path without a hint is searched in every root: the
+/// path joined to each. The primary root's is the path the host checked and approved; another
+/// root's is searched only when it is inside the workspace and not blocked (its own approval
+/// was never asked). `None` when one search is made.
+pub(crate) fn every_root(
+    ctx: &Ctx<'_>,
+    path: &str,
+    verdict: &PathVerdict,
+) -> Result<Option<Vec<RootTarget>>, ToolError> {
+    let workspace = ctx.workspace();
+    if !workspace.is_multi_root()
+        || tool_api::workspace::parse_hint(path).is_some()
+        || Path::new(path).is_absolute()
+    {
+        return Ok(None);
+    }
+    let mut targets = Vec::with_capacity(workspace.root_count());
+    for root in 0..workspace.root_count() {
+        let base = workspace.root_path(root).to_path_buf();
+        let verdict = if root == 0 {
+            Some(verdict.clone())
+        } else {
+            let there = tool_api::workspace::normalize(&base.join(path));
+            let verdict = ctx.check_path(&there.to_string_lossy())?;
+            (verdict.inside_workspace && !verdict.ignored && !verdict.refused).then_some(verdict)
+        };
+        targets.push((workspace.root_name(root).to_string(), verdict, base));
+    }
+    Ok(Some(targets))
+}
+
+/// Searches every root at once and combines the results by root ([`combine`]).
+pub(crate) fn search_every_root(
+    ctx: &Ctx<'_>,
+    targets: &[RootTarget],
+    query: &Query<'_>,
+    gate: &dyn Gate,
+) -> Result<String, ToolError> {
+    let workspace = ctx.workspace();
+    let searched: Vec<Result<RootResults, SearchError>> = std::thread::scope(|scope| {
+        let running: Vec<_> = targets
+            .iter()
+            .map(|(name, verdict, base)| {
+                scope.spawn(move || {
+                    let Some(verdict) = verdict else {
+                        return Ok(RootResults {
+                            name: name.clone(),
+                            text: String::new(),
+                            count: None,
+                        });
+                    };
+                    let (text, count) = match search_verdict(workspace, verdict, query, gate) {
+                        Ok(files) => {
+                            let hits: usize = files.iter().map(|f| f.hits.len()).sum();
+                            (format_results(&files, base), Some(hits.min(MAX_RESULTS)))
+                        }
+                        Err(SearchError::Root(_)) => (String::new(), None),
+                        Err(e) => return Err(e),
+                    };
+                    Ok(RootResults {
+                        name: name.clone(),
+                        text,
+                        count,
+                    })
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|search| search.join().unwrap_or(Err(SearchError::Cancelled)))
+            .collect()
+    });
+    let mut results = Vec::with_capacity(searched.len());
+    for outcome in searched {
+        match outcome {
+            Ok(root) => results.push(root),
+            Err(e) => return failed_search(ctx, e),
+        }
+    }
+    Ok(combine(&results))
 }
 
 /// Cline's combination of several roots' results.
@@ -74,7 +165,7 @@ fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
