@@ -8,6 +8,7 @@ mod bundles;
 mod cli;
 mod clineignore;
 mod command_permissions;
+mod documents;
 mod escape;
 mod execute_command;
 mod faults_in_process;
