@@ -1,6 +1,6 @@
 //! The long-running frontends as a client meets them: what `serve` does with lines that are
 //! not requests, refusing to serve nothing, what `mcp-servers` says of a failed server, and
-//! command permissions, notifications, invalid regexes and edits that change nothing handled
+//! command permissions, notifications, large-file ranges, invalid regexes and edits that change nothing handled
 //! the same way through `call`, `serve` and `mcp`.
 
 use std::path::Path;
@@ -384,5 +384,39 @@ fn invalid_searches_and_empty_edits_are_errors_through_every_frontend() {
         check(frontend.command(), ws.path(), &mut |tool, params| {
             session.call(tool, params)
         });
+    }
+}
+
+/// Any part of a large file is reachable in every frontend: on a 5,000-line file of 200-byte
+/// lines, lines 2100-2102 come with their hint (the range is taken before the 400 KB cap).
+#[test]
+fn a_range_of_a_large_file_is_read_through_every_frontend() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("read_file");
+    let ws = workdir();
+    let line = |n: usize| format!("{n:0>6}{}", "x".repeat(193));
+    let content: String = (1..=5000).map(|n| line(n) + "\n").collect();
+    std::fs::write(ws.path().join("big.txt"), &content).unwrap();
+    let params = json!({"path": "big.txt", "start_line": "2100", "end_line": "2102"});
+    let expected = format!(
+        "2100 | {}\n2101 | {}\n2102 | {}\n\n(Showing lines 2100-2102 of 5000 total. Use \
+         start_line=2103 to continue reading.)",
+        line(2100),
+        line(2101),
+        line(2102)
+    );
+    let got = run(toolhost()
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["call", "read_file", &params.to_string(), "--json", "--cwd"])
+        .arg(ws.path()));
+    assert_eq!(got.json()["text"], expected.as_str(), "call");
+    for frontend in [Frontend::Serve, Frontend::Mcp] {
+        let mut session = started(plugins.path(), ws.path(), frontend, &[]);
+        assert_eq!(
+            session.call("read_file", params.clone()),
+            (false, expected.clone()),
+            "{frontend:?}"
+        );
     }
 }
