@@ -1,7 +1,7 @@
 //! The long-running frontends as a client meets them: what `serve` does with lines that are
 //! not requests, refusing to serve nothing, what `mcp-servers` says of a failed server, and
-//! command permissions, notifications, large-file ranges, invalid regexes and edits that change nothing handled
-//! the same way through `call`, `serve` and `mcp`.
+//! command permissions, notifications, large-file ranges, invalid regexes and edits that
+//! change nothing handled the same way through `call`, `serve` and `mcp`.
 
 use std::path::Path;
 
