@@ -401,3 +401,41 @@ fn roots_from_the_settings_and_roots_that_collide() {
     assert_eq!(got.code, 2, "{got:?}");
     assert!(got.stderr.contains("is not NAME=PATH"), "{got:?}");
 }
+
+/// An isolated plugin's worker is granted every root: read_file and search_files running in
+/// worker processes reach the second root, and still not what its link leads to.
+#[test]
+fn isolated_plugins_are_granted_every_root() {
+    let plugins = plugins();
+    let fx = Fixture::new();
+    let call = |tool: &str, params: Value| {
+        let got = run(toolhost_tests::toolhost_as_installed()
+            .args(["--isolation", "process", "--plugins"])
+            .arg(plugins.path())
+            .args(["call", tool, &params.to_string(), "--json"])
+            .args(fx.root_args()));
+        let json = got.json();
+        (
+            json["is_error"].as_bool().unwrap(),
+            json["text"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(
+        call("read_file", json!({"path": "@back:notes.txt"})),
+        (
+            false,
+            "1 | back notes\n\n(File has 1 lines total.)".to_string()
+        )
+    );
+    let (is_error, text) = call("search_files", json!({"path": ".", "regex": "TODO"}));
+    assert!(!is_error, "{text}");
+    assert!(
+        text.starts_with("Found 2 results across 2 workspaces.")
+            && text.contains("## Workspace: back\nsrc/api.rs"),
+        "{text}"
+    );
+    assert_eq!(
+        call("read_file", json!({"path": "@back:escape/data.txt"})),
+        (true, texts::TOOL_DENIED.to_string())
+    );
+}
