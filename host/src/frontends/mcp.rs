@@ -52,9 +52,9 @@ pub struct McpArgs {
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.
 ///
 /// `build_host` makes the [`Host`] for the workspace's roots (none: the settings' roots, else
-/// the current directory; see [`super::open_workspace`]), an approval mode and the session's UI; it is called once the standard streams are safe, so
-/// that nothing a plugin prints while loading reaches the protocol stream. `Err` is a usage
-/// error.
+/// the current directory; see [`super::open_workspace`]), an approval mode and the session's
+/// UI; it is called once the standard streams are safe, so that nothing a plugin prints while
+/// loading reaches the protocol stream. `Err` is a usage error.
 pub fn run(
     args: McpArgs,
     build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
