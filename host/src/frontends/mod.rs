@@ -9,9 +9,9 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 pub mod mcp_servers;
+pub mod mcp_ui;
 #[cfg(unix)]
 pub mod protocol_stdio;
-pub mod mcp_ui;
 pub mod replay;
 pub mod serve;
 
