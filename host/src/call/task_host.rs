@@ -99,7 +99,13 @@ impl Host {
         let task = TaskState::default();
         task.set_mode(self.task.mode());
         task.set_yolo(self.task.yolo());
-        let hooks = Hooks::discover(&self.settings.hooks, config.workspace.cwd());
+        let roots: Vec<std::path::PathBuf> = config
+            .workspace
+            .roots()
+            .into_iter()
+            .map(|r| r.path.into())
+            .collect();
+        let hooks = Hooks::discover(&self.settings.hooks, &roots);
         let hook_input = HookInput {
             task_id: task_id.clone(),
             workspace_roots: config

@@ -27,7 +27,6 @@
 //!   Lines are read by [`super::mcp_transport`] (JSON-RPC errors for what cannot be served, the
 //!   size limit). The server exits when stdin closes.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -42,6 +41,7 @@ use tool_api::texts;
 
 use tokio_util::sync::CancellationToken;
 
+use super::mcp_roots::{client_roots, follows_client_roots, root_specs, ROOT_REFUSED};
 use super::mcp_stdio as protocol_stdio;
 use super::mcp_transport::LineTransport;
 use super::mcp_ui::{CallUi, ClientLink, McpUi};
@@ -50,14 +50,14 @@ use crate::call::{CallOptions, CallOutcome};
 use crate::plugins::handler::Cancellation;
 use crate::policy::ApprovalMode;
 use crate::ui::Ui;
-use crate::Host;
+use crate::{Host, RootSpec};
 
 /// Arguments of `toolhost mcp`.
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {
-    /// The workspace directory. Default: the current directory.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<std::path::PathBuf>,
+    /// The workspace.
+    #[command(flatten)]
+    pub workspace: super::WorkspaceArgs,
     /// Approve everything without asking. Otherwise only what the settings auto-approve runs.
     #[arg(long)]
     pub yes: bool,
@@ -81,13 +81,13 @@ pub struct McpArgs {
 
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.
 ///
-/// `build_host` makes the [`Host`] for a workspace (`None`: the current directory), an
-/// approval mode and the session's UI; it is called once the standard streams are safe, so
-/// that nothing a plugin prints while loading reaches the protocol stream. `Err` is a usage
-/// error.
+/// `build_host` makes the [`Host`] for the workspace's roots (none: the settings' roots, else
+/// the current directory; see [`super::open_workspace`]), an approval mode and the session's
+/// UI; it is called once the standard streams are safe, so that nothing a plugin prints while
+/// loading reaches the protocol stream. `Err` is a usage error.
 pub fn run(
     args: McpArgs,
-    build_host: impl FnOnce(Option<&Path>, ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
+    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
     // Questions go to the client's user when it declared elicitation ([`McpUi`]);
     // otherwise nobody answers and what the settings do not auto-approve is denied.
@@ -110,10 +110,11 @@ pub fn run(
             .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
         let client = ClientLink::default();
         let ui = Box::new(McpUi::new(client.clone()));
-        let host = build_host(args.cwd.as_deref(), approval, ui)?;
+        let roots = args.workspace.roots();
+        let host = build_host(&roots, approval, ui)?;
         let server = McpServer::new(host.clone())
             .with_client(client)
-            .following_roots(args.cwd.is_none());
+            .following_roots(follows_client_roots(&roots, &host));
         let limit = usize::try_from(host.settings().limits.max_request_bytes).unwrap_or(usize::MAX);
         let transport = LineTransport::new(input, output, limit.max(1), server.session.clone());
         let code = serve(server, transport).await;
@@ -131,7 +132,7 @@ fn run_http(
     args: &McpArgs,
     addr: &str,
     approval: ApprovalMode,
-    build_host: impl FnOnce(Option<&Path>, ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
+    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
     let options = super::mcp_http::HttpOptions {
         addr: super::mcp_http::parse_addr(addr)?,
@@ -144,14 +145,14 @@ fn run_http(
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let base = build_host(
-        args.cwd.as_deref(),
+        &args.workspace.roots(),
         approval,
         Box::new(crate::ui::HeadlessUi),
     )?;
-    let follow_roots = args.cwd.is_none();
+    let follow_roots = follows_client_roots(&args.workspace.roots(), &base);
     let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
         let client = ClientLink::default();
-        let workspace = crate::policy::Workspace::new(base.workspace().cwd())?;
+        let workspace = crate::policy::Workspace::with_roots(&root_specs(base.workspace()))?;
         let task = base.new_task(crate::TaskConfig {
             workspace,
             ui: Box::new(McpUi::new(client.clone())),
@@ -265,15 +266,16 @@ impl McpServer {
         }
         let dirs = client_roots(peer).await?;
         let task = if dirs.is_empty() {
-            if self.host.workspace().cwd() == Path::new("/") {
+            if self.host.workspace().cwd() == std::path::Path::new("/") {
                 return Err(ROOT_REFUSED.to_string());
             }
             self.host.clone()
         } else {
-            if dirs.iter().any(|d| d == Path::new("/")) {
+            if dirs.iter().any(|d| d == std::path::Path::new("/")) {
                 return Err(ROOT_REFUSED.to_string());
             }
-            let workspace = crate::policy::Workspace::with_roots(&dirs)
+            let specs: Vec<RootSpec> = dirs.into_iter().map(RootSpec::unnamed).collect();
+            let workspace = crate::policy::Workspace::with_roots(&specs)
                 .map_err(|e| format!("cannot use the client's roots as the workspace: {e}"))?;
             self.host.new_task(crate::TaskConfig {
                 workspace,
@@ -364,36 +366,6 @@ impl McpServer {
     }
 }
 
-/// Why a call does not run when the workspace would be `/`.
-const ROOT_REFUSED: &str = "The workspace would be / (the whole file system): toolhost mcp was started in / without --cwd, and the client offers no other root. Start it with --cwd DIR, or from the project's directory, or use a client that sends its workspace roots.";
-
-/// The directories of the client's roots (`file://` URIs; others are skipped), when it
-/// offers roots.
-#[allow(deprecated)] // MCP roots: rmcp marks them deprecated (SEP-2577); clients still send them.
-async fn client_roots(peer: &Peer<RoleServer>) -> Result<Vec<std::path::PathBuf>, String> {
-    let offers = peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.roots.is_some());
-    if !offers {
-        return Ok(Vec::new());
-    }
-    let listed = peer
-        .list_roots()
-        .await
-        .map_err(|e| format!("cannot list the client's roots: {e}"))?;
-    Ok(listed
-        .roots
-        .iter()
-        .filter_map(|root| {
-            let path = root.uri.strip_prefix("file://")?;
-            let decoded = percent_encoding::percent_decode_str(path)
-                .decode_utf8()
-                .ok()?;
-            Some(std::path::PathBuf::from(decoded.into_owned()))
-        })
-        .collect())
-}
-
 /// A call's outcome as an MCP result: the model's text, then the images.
 fn call_result(outcome: &CallOutcome) -> CallToolResult {
     let text = outcome.unattended_text();
@@ -426,8 +398,8 @@ impl ServerHandler for McpServer {
         )
         .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
         .with_instructions(format!(
-            "Tools of a coding agent. Relative paths are resolved against the workspace {}.",
-            self.host.workspace().cwd().display()
+            "Tools of a coding agent. {}",
+            super::describe_workspace(self.host.workspace())
         ))
     }
 

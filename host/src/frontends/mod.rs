@@ -2,7 +2,7 @@
 //! (`mcp`; its UI, elicitation and progress in `mcp_ui`, its stdio lines in `mcp_transport` and
 //! `mcp_stdio`, streamable HTTP in `mcp_http`), a recorded assistant message replayed
 //! (`replay`), and the reports of `toolhost mcp-servers`, `toolhost bundle` and
-//! `toolhost hooks`. `serve` and `mcp` keep the client's stdin and stdout for their protocol
+//! `toolhost hooks`; `workspace_args` is where the workspace's roots come from. `serve` and `mcp` keep the client's stdin and stdout for their protocol
 //! alone (`protocol_stdio`).
 
 pub mod bundle;
@@ -10,6 +10,7 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 mod mcp_http;
+mod mcp_roots;
 pub mod mcp_servers;
 mod mcp_stdio;
 mod mcp_transport;
@@ -18,6 +19,9 @@ pub mod mcp_ui;
 pub mod protocol_stdio;
 pub mod replay;
 pub mod serve;
+pub mod workspace_args;
+
+pub use workspace_args::{describe_workspace, open_workspace, WorkspaceArgs};
 
 /// The hot-swap options of the long-running frontends (`serve`, `mcp`).
 #[derive(Debug, clap::Args, Default)]
