@@ -9,6 +9,7 @@ use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{
     ApprovalDecision, ApprovalRequest, AskReply, AskResponse, PathVerdict, ToolContent,
 };
+use tool_api::texts;
 
 use super::Host;
 pub use crate::plugins::handler::Cancellation;
@@ -117,8 +118,19 @@ impl CallServices for HostCallServices {
     fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError> {
         let host = self.host()?;
         let subagent = self.subagent || self.calls_as_subagent;
-        host.call_nested(name, params_json, self.depth + 1, subagent)
-            .result
+        let result = host
+            .call_nested(name, params_json, self.depth + 1, subagent)
+            .result;
+        // A subagent's model calls tools natively: no reminder of the XML format.
+        match result {
+            Err(mut e) if subagent => {
+                e.message = texts::without_tool_use_reminder(e.message.as_str())
+                    .to_string()
+                    .into();
+                Err(e)
+            }
+            other => other,
+        }
     }
 
     /// Services beyond v1. `policy.check_command` (`{"command": "..."}`) answers with the

@@ -187,8 +187,12 @@ impl McpServer {
     }
 }
 
-/// A call's outcome as an MCP result: the model's text, then the images.
+/// A call's outcome as an MCP result: a relayed MCP server's result as it came
+/// ([`super::mcp_result`]), else the model's text, then the images.
 fn call_result(outcome: &CallOutcome) -> CallToolResult {
+    if let Some(relayed) = super::mcp_result::relayed(outcome) {
+        return relayed;
+    }
     let text = outcome.unattended_text();
     let images = outcome.images();
     let mut content = Vec::with_capacity(1 + images.len());

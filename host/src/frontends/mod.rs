@@ -8,10 +8,11 @@ pub mod bundle;
 pub mod cli;
 pub mod hooks;
 pub mod mcp;
+mod mcp_result;
 pub mod mcp_servers;
+pub mod mcp_ui;
 #[cfg(unix)]
 pub mod protocol_stdio;
-pub mod mcp_ui;
 pub mod replay;
 pub mod serve;
 
