@@ -135,7 +135,7 @@ pub(crate) fn use_tool(
 }
 
 pub(crate) fn failed(message: &str) -> String {
-    format!("Error executing MCP tool: {message}")
+    tool_error(&format!("Error executing MCP tool: {message}"))
 }
 
 fn no_servers(_: &Setup) -> Value {

@@ -112,14 +112,22 @@ pub fn relayed(result: &Value) -> Value {
     relayed
 }
 
-/// Whether a text item of `content` is the JSON of `structured`.
+/// Whether a text item of `content` already says `structured`: it is its JSON, or the value
+/// of the one-key object the SDKs wrap a tool's non-object output in (`{"result": …}`), as
+/// that text or its JSON.
 fn echoed(content: &[Value], structured: &Value) -> bool {
+    let wrapped = structured
+        .as_object()
+        .filter(|map| map.len() == 1)
+        .and_then(|map| map.values().next());
     content.iter().any(|item| {
-        item["type"] == "text"
-            && item["text"]
-                .as_str()
-                .and_then(|text| serde_json::from_str::<Value>(text).ok())
-                .is_some_and(|parsed| &parsed == structured)
+        let Some(text) = item["text"].as_str().filter(|_| item["type"] == "text") else {
+            return false;
+        };
+        let parsed = serde_json::from_str::<Value>(text).ok();
+        parsed.as_ref() == Some(structured)
+            || wrapped
+                .is_some_and(|value| value.as_str() == Some(text) || parsed.as_ref() == Some(value))
     })
 }
 
@@ -183,6 +191,8 @@ mod tests {
         let structured = json!({"a": 1});
         let echoed = json!({"content": [{"type": "text", "text": "{\"a\": 1}"}], "structuredContent": structured});
         assert_eq!(tool_result(&echoed).text, "{\"a\": 1}");
+        let wrapped = json!({"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": "42"}});
+        assert_eq!(tool_result(&wrapped).text, "42");
         let alone = json!({"content": [], "structuredContent": structured});
         assert_eq!(
             tool_result(&alone).text,
