@@ -167,6 +167,25 @@ fn structured_content_links_resources_and_annotations_reach_the_model() {
     );
 }
 
+/// A server that floods: what the model reads is cut at use_mcp_tool's cap, and nothing of it
+/// is relayed beyond that cut.
+#[test]
+fn a_flood_of_structured_content_is_cut_for_every_client() {
+    let setup = Setup::new();
+    let (host, _) = setup.host();
+    let outcome = host.call("use_mcp_tool", &use_rich("flood").to_string());
+    assert!(!outcome.is_error(), "{}", outcome.model_text());
+    let text = outcome.model_text();
+    assert!(
+        text.starts_with("flood\n\nStructured content:\n"),
+        "{}",
+        &text[..80]
+    );
+    assert!(text.contains("[FILE TRUNCATED: "), "not cut");
+    assert!(text.len() < 420_000, "{} bytes", text.len());
+    assert_eq!(outcome.mcp_result(), None);
+}
+
 /// The client: calls the fixture server itself, then `toolhost mcp` relaying it (by the
 /// native names and through use_mcp_tool), and prints every result as JSON.
 const CLIENT: &str = r#"
@@ -204,6 +223,7 @@ async def main():
     )
     calls = {tool: ("rich0mcp0" + tool, {}) for tool in tools}
     calls["use_mcp_tool"] = ("use_mcp_tool", {"server_name": "rich", "tool_name": "linked"})
+    calls["flood"] = ("rich0mcp0flood", {})
     relayed = await results(
         StdioServerParameters(
             command=config["toolhost"],
@@ -250,6 +270,15 @@ fn toolhost_mcp_answers_with_the_servers_own_structures() {
         assert_eq!(relayed[tool], direct[tool], "{tool}");
     }
     assert_eq!(relayed["use_mcp_tool"], direct["linked"]);
+    // A flood is not relayed: the client gets the model's cut text.
+    let flood = &relayed["flood"];
+    assert_eq!(flood["isError"], false);
+    assert_eq!(flood["structuredContent"], Value::Null);
+    assert_eq!(flood["content"].as_array().unwrap().len(), 1);
+    assert!(flood["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("[FILE TRUNCATED: "));
     // The comparison holds something: the server's own structures.
     assert_eq!(direct["fails"]["isError"], true);
     assert_eq!(

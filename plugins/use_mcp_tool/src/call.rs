@@ -158,7 +158,7 @@ fn run_tool(
     // "Error:"); the MCP structures travel along for `toolhost mcp`.
     let mut content = ToolContent::blocks(blocks);
     content.is_error = formatted.is_error;
-    content.mcp_result = Some(format::relayed(&result));
+    content.mcp_result = format::relayed(&result);
     Ok(content)
 }
 

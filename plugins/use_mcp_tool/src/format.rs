@@ -92,8 +92,11 @@ pub fn tool_result(result: &Value) -> Formatted {
 }
 
 /// The result as `toolhost mcp` relays it: the server's `content` (each text cut as the
-/// model's text is), `structuredContent` and `isError`; nothing else of the answer.
-pub fn relayed(result: &Value) -> Value {
+/// model's text is), `structuredContent` and `isError`; nothing else of the answer. `None`
+/// when its text beyond the media data (images, audio, blobs) is over the cap: the cut text
+/// made for the model goes out then, as the cap is there to keep a server from flooding the
+/// client's context.
+pub fn relayed(result: &Value) -> Option<Value> {
     let mut content = result["content"].as_array().cloned().unwrap_or_default();
     for item in &mut content {
         if item["type"] == "text" {
@@ -109,7 +112,22 @@ pub fn relayed(result: &Value) -> Value {
     if let Some(structured) = result.get("structuredContent").filter(|s| !s.is_null()) {
         relayed["structuredContent"] = structured.clone();
     }
-    relayed
+    (textual_size(&relayed) <= MAX_CONTENT_UNITS).then_some(relayed)
+}
+
+/// The length of `value`'s JSON without the media data of its items.
+fn textual_size(value: &Value) -> usize {
+    let mut bare = value.clone();
+    if let Some(items) = bare["content"].as_array_mut() {
+        for item in items {
+            for pointer in ["/data", "/resource/blob"] {
+                if let Some(data) = item.pointer_mut(pointer) {
+                    *data = Value::Null;
+                }
+            }
+        }
+    }
+    bare.to_string().len()
 }
 
 /// Whether a text item of `content` already says `structured`: it is its JSON, or the value
