@@ -1,10 +1,10 @@
 //! `toolhost mcp`: every loaded tool served as an MCP server on stdio (rmcp).
 //!
-//! - `tools/list` gives each registered tool with its JSON-Schema input and the
-//!   `readOnlyHint`/`destructiveHint` annotations of its spec (the entries `toolhost schema
-//!   --format mcp` prints).
+//! - `tools/list` gives each registered tool with its JSON-Schema input, its title and the four
+//!   hints of its spec (the entries `toolhost schema --format mcp` prints).
 //! - `tools/call` runs [`Host::call`] on tokio's blocking pool (a call blocks for as long as the
-//!   tool runs) and answers with the text the model reads plus the result's images. Every tool
+//!   tool runs) and answers with the text the model reads plus the result's images (a relayed
+//!   MCP server's result with that server's own structures: [`super::mcp_result`]). Every tool
 //!   failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
