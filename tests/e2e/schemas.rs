@@ -363,3 +363,53 @@ fn a_description_over_the_limit_is_cut_at_a_sentence_with_a_warning() {
     assert_eq!(mcp[0]["description"], description.trim_end());
     assert_eq!(mcp[0]["annotations"]["openWorldHint"], true);
 }
+
+/// The reference MCP server's tools, whose schemas are a third party's (defaults, bounds,
+/// enums, nested objects): strict mode holds for each of them too.
+#[test]
+fn strict_schemas_hold_for_a_third_party_servers_tools() {
+    let script = crate::mcp_client::server_everything();
+    let config = workdir();
+    let servers = config.path().join("cline_mcp_settings.json");
+    std::fs::write(
+        &servers,
+        json!({"mcpServers": {"everything": {"command": "node", "args": [script, "stdio"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let settings = config.path().join("settings.toml");
+    std::fs::write(
+        &settings,
+        format!(
+            "[mcp]\nsettings_file = {:?}\n",
+            servers.display().to_string()
+        ),
+    )
+    .unwrap();
+    let plugins = PluginDir::empty();
+    plugins.add_library("use_mcp_tool");
+    let plain = entries(&schema(
+        plugins.path(),
+        Some(&settings),
+        &["--format", "mcp"],
+    ));
+    let strict = entries(&schema(
+        plugins.path(),
+        Some(&settings),
+        &["--format", "openai-responses", "--strict"],
+    ));
+    let native: Vec<&Value> = strict
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().starts_with("everything0mcp0"))
+        .collect();
+    assert!(native.len() >= 5, "{} tools of the server", native.len());
+    for tool in &native {
+        let name = tool["name"].as_str().unwrap();
+        assert_strict(&tool["parameters"], name);
+        let original = plain.iter().find(|t| t["name"] == name).unwrap();
+        assert_eq!(
+            original["annotations"]["openWorldHint"], true,
+            "{name} is open-world"
+        );
+    }
+}
