@@ -4,7 +4,6 @@
 //! `structuredContent` and `isError`, rather than with the text made for a model.
 
 use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::Value;
 
 use crate::call::CallOutcome;
 
@@ -13,8 +12,7 @@ use crate::call::CallOutcome;
 /// is answered then).
 pub fn relayed(outcome: &CallOutcome) -> Option<CallToolResult> {
     let relayed = outcome.mcp_result()?;
-    let mut result: CallToolResult = match serde_json::from_value::<CallToolResult>(relayed.clone())
-    {
+    let mut result = match serde_json::from_value::<CallToolResult>(relayed.clone()) {
         Ok(result) => result,
         Err(e) => {
             tracing::warn!(target: "toolhost::mcp", "the MCP result {} relayed is not one ({e}); its text is answered", outcome.tool);
@@ -24,13 +22,6 @@ pub fn relayed(outcome: &CallOutcome) -> Option<CallToolResult> {
     result.is_error = Some(outcome.is_error());
     if let Some(cancelled) = &outcome.task_cancelled {
         result.content.push(ContentBlock::text(cancelled.note()));
-    }
-    if result
-        .structured_content
-        .as_ref()
-        .is_some_and(Value::is_null)
-    {
-        result.structured_content = None;
     }
     Some(result)
 }
