@@ -53,4 +53,5 @@ pub use plugins::isolation::{Isolation, Placement};
 pub use plugins::{LoadWarning, RegisteredTool, Registry};
 pub use policy::{ApprovalMode, CommandPermissions, Workspace};
 pub use settings::Settings;
+pub use tool_api::workspace::RootSpec;
 pub use ui::{HeadlessUi, StderrUi, Ui};

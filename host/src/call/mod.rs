@@ -50,7 +50,8 @@ const MAX_NESTING: u32 = 8;
 pub struct HostConfig {
     /// Plugin directories, in priority order.
     pub plugin_dirs: Vec<PathBuf>,
-    /// The workspace.
+    /// The workspace: one root ([`Workspace::new`]) or several named ones
+    /// ([`Workspace::with_roots`] of [`crate::RootSpec`]s, the first the primary).
     pub workspace: Workspace,
     /// The settings.
     pub settings: Settings,
@@ -130,7 +131,13 @@ impl Host {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         );
-        let hooks = Hooks::discover(&config.settings.hooks, config.workspace.cwd());
+        let roots: Vec<PathBuf> = config
+            .workspace
+            .roots()
+            .into_iter()
+            .map(|r| PathBuf::from(r.path))
+            .collect();
+        let hooks = Hooks::discover(&config.settings.hooks, &roots);
         let hook_input = HookInput {
             task_id: config.task_id.clone(),
             workspace_roots: config

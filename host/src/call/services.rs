@@ -133,7 +133,8 @@ impl CallServices for HostCallServices {
         }
     }
 
-    /// Services beyond v1. `policy.check_command` (`{"command": "..."}`) answers with the
+    /// Services beyond v1. `policy.check_command` (`{"command": "...", "root": NAME}`,
+    /// `root` the workspace root it runs in, default the primary) answers with the
     /// [`crate::policy::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
     /// that runs a command in the sandbox ([`crate::sandbox`]); anything else is
     /// `UNAVAILABLE`.
@@ -152,8 +153,19 @@ impl CallServices for HostCallServices {
                         "check_command needs a string `command`",
                     )
                 })?;
+                let workspace = host.workspace();
+                let root = match payload["root"].as_str() {
+                    None => 0,
+                    Some(name) => workspace.root_named(name).ok_or_else(|| {
+                        ToolError::new(
+                            ToolErrorKind::INVALID_PARAMS,
+                            format!("check_command: no workspace root is named `{name}`"),
+                        )
+                    })?,
+                };
                 let check = crate::policy::check_command(
-                    host.workspace(),
+                    workspace,
+                    root,
                     host.command_permissions(),
                     command,
                 );

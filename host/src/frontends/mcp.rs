@@ -16,7 +16,6 @@
 //!   starts) that prints, reads or closes them cannot corrupt or silence the stream. The server
 //!   exits when stdin closes.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -34,14 +33,14 @@ use crate::agent::schema::{render, SchemaFormat};
 use crate::call::CallOutcome;
 use crate::policy::ApprovalMode;
 use crate::ui::Ui;
-use crate::Host;
+use crate::{Host, RootSpec};
 
 /// Arguments of `toolhost mcp`.
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {
-    /// The workspace directory. Default: the current directory.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<std::path::PathBuf>,
+    /// The workspace.
+    #[command(flatten)]
+    pub workspace: super::WorkspaceArgs,
     /// Approve everything without asking. Otherwise only what the settings auto-approve runs.
     #[arg(long)]
     pub yes: bool,
@@ -52,13 +51,13 @@ pub struct McpArgs {
 
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.
 ///
-/// `build_host` makes the [`Host`] for a workspace (`None`: the current directory), an
-/// approval mode and the session's UI; it is called once the standard streams are safe, so
-/// that nothing a plugin prints while loading reaches the protocol stream. `Err` is a usage
-/// error.
+/// `build_host` makes the [`Host`] for the workspace's roots (none: the settings' roots, else
+/// the current directory; see [`super::open_workspace`]), an approval mode and the session's
+/// UI; it is called once the standard streams are safe, so that nothing a plugin prints while
+/// loading reaches the protocol stream. `Err` is a usage error.
 pub fn run(
     args: McpArgs,
-    build_host: impl FnOnce(Option<&Path>, ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
+    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
     // One thread drives the protocol; calls run on the blocking pool, so a multi-threaded
     // scheduler would only add wake-ups between threads.
@@ -76,7 +75,7 @@ pub fn run(
         };
         let client = ClientLink::default();
         let ui = Box::new(McpUi::new(client.clone()));
-        let host = build_host(args.cwd.as_deref(), approval, ui)?;
+        let host = build_host(&args.workspace.roots(), approval, ui)?;
         let code = serve(
             McpServer::new(host.clone()).with_client(client),
             input,
@@ -222,8 +221,8 @@ impl ServerHandler for McpServer {
         )
         .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
         .with_instructions(format!(
-            "Tools of a coding agent. Relative paths are resolved against the workspace {}.",
-            self.host.workspace().cwd().display()
+            "Tools of a coding agent. {}",
+            super::describe_workspace(self.host.workspace())
         ))
     }
 

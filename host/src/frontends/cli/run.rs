@@ -35,7 +35,7 @@ pub(super) fn call(
     let host = build_host(
         plugins,
         settings,
-        args.cwd.as_deref(),
+        &args.workspace.roots(),
         approval_mode(args.yes),
     )?;
     let Some(tool) = host.lookup(&args.tool) else {
@@ -89,7 +89,7 @@ pub(super) fn serve(
         serving_host(
             plugins,
             settings,
-            args.cwd.as_deref(),
+            &args.workspace.roots(),
             approval,
             &args.hot_swap,
             Box::new(StderrUi),
@@ -124,7 +124,7 @@ pub(super) fn replay(
         transcript.clone(),
         asker,
     ));
-    let host = build_host_with_ui(plugins, settings, args.cwd.as_deref(), approval, ui)?;
+    let host = build_host_with_ui(plugins, settings, &args.workspace.roots(), approval, ui)?;
     crate::frontends::replay::replay(host.clone(), &message, args.chunk, &transcript);
     host.registry().shutdown();
     Ok(ExitCode::SUCCESS)
