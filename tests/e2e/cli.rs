@@ -144,11 +144,14 @@ fn schemas_come_from_the_loaded_specs() {
     let mcp: serde_json::Value = serde_json::from_str(&schema("mcp")).unwrap();
     assert_eq!(
         mcp[1]["annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false})
+        json!({"title": "Read file", "readOnlyHint": true, "destructiveHint": false,
+               "idempotentHint": true, "openWorldHint": false})
     );
+    assert_eq!(mcp[1]["title"], "Read file");
     assert_eq!(
         mcp[3]["annotations"],
-        json!({"readOnlyHint": false, "destructiveHint": true})
+        json!({"title": "Write file", "readOnlyHint": false, "destructiveHint": true,
+               "idempotentHint": true, "openWorldHint": false})
     );
     let prompt = schema("xml-prompt");
     assert!(

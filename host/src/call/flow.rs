@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use tool_api::abi::ToolError;
-use tool_api::model::{ApprovalRequest, ContentBlock, ToolContent, CLOSE_SESSION_METHOD};
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{ApprovalRequest, ToolContent, CLOSE_SESSION_METHOD};
 use tool_api::texts;
 
 use super::outcome::TaskCancelled;
@@ -100,10 +100,13 @@ impl Host {
         // Again: another tool may have closed the session while this call opened one.
         self.sessions.mark_used(tool);
         let mut content = result?;
+        if content.is_error {
+            // The tool ran and reports a failure with content (an MCP server's `isError`).
+            call.failed_mcp_result = content.mcp_result.take();
+            return Err(ToolError::new(ToolErrorKind::FAILED, content.joined_text()));
+        }
         if let Some(context) = pre.context {
-            content
-                .content
-                .insert(0, ContentBlock::Text { text: context });
+            content.add_text(context, true);
         }
         if !tool.spec.handling.skips_post_tool_use {
             let elapsed = started.elapsed();
@@ -130,7 +133,7 @@ impl Host {
                 ));
             }
             if let Some(context) = post.context {
-                content.content.push(ContentBlock::Text { text: context });
+                content.add_text(context, false);
             }
         }
         Ok(content)

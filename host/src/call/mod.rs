@@ -311,7 +311,9 @@ impl Host {
             .description
             .take()
             .unwrap_or_else(|| run::describe(tool, name, &call));
-        self.finish(name, description, result, call.task_cancelled.take())
+        let mut outcome = self.finish(name, description, result, call.task_cancelled.take());
+        outcome.failed_mcp_result = call.failed_mcp_result.take();
+        outcome
     }
 
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
@@ -450,6 +452,7 @@ impl Host {
             description,
             result,
             task_cancelled,
+            failed_mcp_result: None,
         }
     }
 }

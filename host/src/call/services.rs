@@ -9,6 +9,7 @@ use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{
     ApprovalDecision, ApprovalRequest, AskReply, AskResponse, PathVerdict, ToolContent,
 };
+use tool_api::texts;
 
 use super::task_host::CallOptions;
 use super::Host;
@@ -134,8 +135,19 @@ impl CallServices for HostCallServices {
     fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError> {
         let host = self.host()?;
         let subagent = self.subagent || self.calls_as_subagent;
-        host.call_nested_with(name, params_json, self.depth + 1, subagent, &self.options())
-            .result
+        let result = host
+            .call_nested_with(name, params_json, self.depth + 1, subagent, &self.options())
+            .result;
+        // A subagent's model calls tools natively: no reminder of the XML format.
+        match result {
+            Err(mut e) if subagent => {
+                e.message = texts::without_tool_use_reminder(e.message.as_str())
+                    .to_string()
+                    .into();
+                Err(e)
+            }
+            other => other,
+        }
     }
 
     /// Services beyond v1. `policy.check_command` (`{"command": "...", "root": NAME}`,

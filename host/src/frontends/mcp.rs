@@ -1,13 +1,13 @@
 //! `toolhost mcp`: every loaded tool served as an MCP server (rmcp), on stdio or, with
 //! `--http`, over streamable HTTP ([`super::mcp_http`]).
 //!
-//! - `tools/list` gives each registered tool with its JSON-Schema input and the
-//!   `readOnlyHint`/`destructiveHint` annotations of its spec (the entries `toolhost schema
-//!   --format mcp` prints). `listChanged` is advertised: after a hot swap every session gets
-//!   `notifications/tools/list_changed`.
+//! - `tools/list` gives each registered tool with its JSON-Schema input, its title and the four
+//!   hints of its spec (the entries `toolhost schema --format mcp` prints). `listChanged` is
+//!   advertised: after a hot swap every session gets `notifications/tools/list_changed`.
 //! - `tools/call` runs [`Host::call_with`] on tokio's blocking pool (a call blocks for as long
-//!   as the tool runs) and answers with the text the model reads plus the result's images. Every
-//!   tool failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
+//!   as the tool runs) and answers with the text the model reads plus the result's images (a
+//!   relayed MCP server's result with that server's own structures: [`super::mcp_result`]).
+//!   Every tool failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
 //! - Cancellation: `notifications/cancelled` for the request, the end of stdin and the end of
@@ -366,8 +366,12 @@ impl McpServer {
     }
 }
 
-/// A call's outcome as an MCP result: the model's text, then the images.
+/// A call's outcome as an MCP result: a relayed MCP server's result as it came
+/// ([`super::mcp_result`]), else the model's text, then the images.
 fn call_result(outcome: &CallOutcome) -> CallToolResult {
+    if let Some(relayed) = super::mcp_result::relayed(outcome) {
+        return relayed;
+    }
     let text = outcome.unattended_text();
     let images = outcome.images();
     let mut content = Vec::with_capacity(1 + images.len());

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 mod mcp_http;
+mod mcp_result;
 mod mcp_roots;
 pub mod mcp_servers;
 mod mcp_stdio;

@@ -130,7 +130,9 @@ impl Tool for ExecuteCommand {
             ],
         )
         .with_partial()
-        .destructive()]
+        .destructive()
+        .title("Run command")
+        .open_world()]
     }
 
     /// While the call streams: the command as it is written, as a partial `ask("command")`,

@@ -132,7 +132,9 @@ impl Tool for SearchFiles {
         .approval(ApprovalCategory::Read)
         .path_params(&["path"])
         .with_partial()
-        .read_only()]
+        .read_only()
+        .title("Search files")
+        .idempotent()]
     }
 
     /// While the call streams: where and what is about to be searched (Cline's partial

@@ -80,6 +80,10 @@ pub enum Command {
         /// The format.
         #[arg(long, value_enum, default_value = "mcp")]
         format: crate::agent::schema::SchemaFormat,
+        /// Schemas valid for the format's strict mode (`openai`, `openai-responses`): every
+        /// property required, the optional ones nullable, no additional properties.
+        #[arg(long)]
+        strict: bool,
     },
     /// Serves every loaded tool as an MCP server on stdin/stdout.
     Mcp(crate::frontends::mcp::McpArgs),
@@ -277,11 +281,17 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
                 )
             })
         }
-        Command::Schema { format } => {
+        Command::Schema { format, strict } => {
+            if strict && !format.has_strict_mode() {
+                return Err(
+                    "--strict needs --format openai or --format openai-responses (only they have a strict mode)"
+                        .to_string(),
+                );
+            }
             let host = inspecting_host()?;
             let tools = host.tools();
             let specs: Vec<_> = tools.iter().map(|(_, tool)| &tool.spec).collect();
-            print_line(&crate::agent::schema::render(&specs, format));
+            print_line(&crate::agent::schema::render_with(&specs, format, strict));
             Ok(ExitCode::SUCCESS)
         }
         Command::Policy(PolicyCommand::CheckPath { path, workspace }) => {
