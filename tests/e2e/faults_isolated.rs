@@ -121,7 +121,7 @@ fn check(fault: &str, expect: Expect, (is_error, text): &(bool, String)) {
 /// The processes serving as workers of the host `host_pid` (their library copies live in the
 /// host's private directory).
 fn workers_of(host_pid: u32) -> Vec<u32> {
-    let marker = format!("toolhost-{host_pid}/");
+    let marker = format!("toolhost-{host_pid}-");
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = entry
@@ -641,4 +641,50 @@ fn a_hot_swapped_isolated_plugin_gets_new_workers() {
         std::thread::sleep(Duration::from_millis(100));
     }
     session.finish();
+}
+
+/// The names in `dir` that look like hosts' private directories.
+fn private_dirs(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("toolhost-"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_host_leaves_no_private_directory_and_removes_abandoned_ones() {
+    let scene = Scene::new(SETTINGS);
+    let temp = workdir();
+    // One a killed host left (its lock is free), one of a running host (its lock is held),
+    // and a name that only looks like one.
+    let abandoned = temp.path().join("toolhost-4000000-abcdef");
+    let in_use = temp.path().join("toolhost-4000001-abcdef");
+    let other = temp.path().join("toolhost-notes");
+    for dir in [&abandoned, &in_use, &other] {
+        std::fs::create_dir(dir).unwrap();
+        std::fs::write(dir.join(".lock"), "").unwrap();
+    }
+    std::fs::write(abandoned.join("read_file-worker-0.so"), "copy").unwrap();
+    let held = std::fs::File::open(in_use.join(".lock")).unwrap();
+    rustix::fs::flock(&held, rustix::fs::FlockOperation::NonBlockingLockExclusive).unwrap();
+    let run = toolhost_tests::run(
+        toolhost()
+            .env("TMPDIR", temp.path())
+            .arg("--settings")
+            .arg(&scene.settings)
+            .arg("--plugins")
+            .arg(scene.plugins.path())
+            .args(["call", "fault_ok", "{}", "--cwd"])
+            .arg(scene.ws.path()),
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        private_dirs(temp.path()),
+        ["toolhost-4000001-abcdef", "toolhost-notes"],
+        "the isolated call's own directory and the abandoned one are gone"
+    );
 }

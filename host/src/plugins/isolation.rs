@@ -255,7 +255,7 @@ impl Placement {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
         });
-        let temp_dir = super::loader::private_dir(&format!("tmp-{plugin}"))?;
+        let temp_dir = super::private_dir::subdir(&format!("tmp-{plugin}"))?;
         Ok(Launch {
             program,
             library: library.to_path_buf(),
@@ -285,7 +285,7 @@ impl Placement {
         }
         let mut readable: Vec<PathBuf> = SYSTEM_READABLE.iter().map(PathBuf::from).collect();
         // The private copies of the libraries the workers load.
-        readable.push(super::loader::private_dir("")?);
+        readable.push(super::private_dir::path()?.to_path_buf());
         // Its own temporary directory (its `TMPDIR`), never the shared one: that holds other
         // programs' files.
         let mut writable = vec![temp_dir.to_path_buf()];

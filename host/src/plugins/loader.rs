@@ -270,24 +270,12 @@ pub fn open_in_worker(path: &Path) -> Result<(Manifest, Arc<dyn OpenedPlugin>), 
     Ok((manifest, opened.start()?))
 }
 
-/// This host's private directory (`$TMPDIR/toolhost-<pid>/`), or the directory `name` inside
-/// it, created when missing.
-pub fn private_dir(name: &str) -> Result<PathBuf, LoadError> {
-    let mut dir = std::env::temp_dir().join(format!("toolhost-{}", std::process::id()));
-    if !name.is_empty() {
-        dir.push(name);
-    }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| LoadError::Open(format!("cannot create {}: {e}", dir.display())))?;
-    Ok(dir)
-}
-
-/// A copy of `library` in this host's private directory (`$TMPDIR/toolhost-<pid>/`), named
+/// A copy of `library` in this process's private directory ([`super::private_dir`]), named
 /// with `purpose` and a generation number.
 pub fn private_copy(library: &Path, purpose: &str) -> Result<PathBuf, LoadError> {
     static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = private_dir("")?;
+    let dir = super::private_dir::path()?;
     let stem = library
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -2,8 +2,9 @@
 //! (`elf` before the dynamic loader sees a file, then `loader`, with the ABI adapter `abi`), what an earlier run learnt of them (`index`), the
 //! registry of tool names they provide (`registry`), the names they serve at run time
 //! (`runtime_tools`), curated bundles (`bundle`), replaced libraries (`watch`), the seam
-//! every call goes through (`handler`), and where plugins run (`isolation`; isolated ones in
-//! `worker` processes).
+//! every call goes through (`handler`), where plugins run (`isolation`; isolated ones in
+//! `worker` processes), and the process's private directory of library copies and workers'
+//! temporary directories (`private_dir`).
 
 pub(crate) mod abi;
 pub mod bundle;
@@ -14,6 +15,7 @@ pub mod handler;
 pub(crate) mod index;
 pub mod isolation;
 pub mod loader;
+pub(crate) mod private_dir;
 pub mod registry;
 pub(crate) mod runtime_tools;
 pub(crate) mod watch;

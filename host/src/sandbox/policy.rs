@@ -58,7 +58,8 @@ fn cargo_home() -> PathBuf {
 
 /// What stays read-only inside the writable caches: Cargo's installed programs
 /// (`bin/`), its configuration (which can name a compiler wrapper), credentials and `env`
-/// script; toolhost's own cache (the plugin index).
+/// script; toolhost's own cache (the plugin index) and the host's private directory (the
+/// library copies its workers load).
 pub fn cache_protected() -> Vec<PathBuf> {
     let cargo = cargo_home();
     let mut paths: Vec<PathBuf> = [
@@ -75,6 +76,9 @@ pub fn cache_protected() -> Vec<PathBuf> {
     paths.push(cache_dir().join("toolhost"));
     if let Some(index) = std::env::var_os("TOOLHOST_PLUGIN_INDEX") {
         paths.push(PathBuf::from(index));
+    }
+    if let Ok(private) = crate::plugins::private_dir::path() {
+        paths.push(private.to_path_buf());
     }
     paths.retain(|p| p.is_absolute() && p.exists());
     paths

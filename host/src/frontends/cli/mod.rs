@@ -189,13 +189,15 @@ pub fn main() -> ExitCode {
     crate::plugins::worker::serve::run_worker_if_asked();
     let cli = Cli::parse();
     init_logging(cli.verbose);
-    match run(cli) {
+    let code = match run(cli) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("toolhost: {message}");
             ExitCode::from(2)
         }
-    }
+    };
+    crate::plugins::private_dir::remove();
+    code
 }
 
 fn init_logging(verbose: u8) {
