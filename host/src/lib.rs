@@ -42,7 +42,7 @@ pub(crate) mod sandbox;
 pub(crate) mod settings;
 pub(crate) mod ui;
 
-pub use agent::parser::{Block, ToolUse, XmlParser};
+pub use agent::parser::{Block, StreamParser, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
 pub use call::{CallOutcome, Host, HostConfig, Workers};
 pub use frontends::cli::main;
