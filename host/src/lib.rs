@@ -44,7 +44,7 @@ pub(crate) mod ui;
 
 pub use agent::parser::{Block, StreamParser, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
-pub use call::{CallOutcome, Host, HostConfig, Workers};
+pub use call::{CallOutcome, Host, HostConfig, TaskCancelled, Workers};
 pub use frontends::cli::main;
 pub use hooks::{ScriptVersion, TrustStore};
 pub use known_tools::CLINE_TOOL_NAMES;
@@ -53,4 +53,4 @@ pub use plugins::isolation::{Isolation, Placement};
 pub use plugins::{LoadWarning, RegisteredTool, Registry};
 pub use policy::{ApprovalMode, CommandPermissions, Workspace};
 pub use settings::Settings;
-pub use ui::{HeadlessUi, Ui};
+pub use ui::{HeadlessUi, StderrUi, Ui};

@@ -4,6 +4,12 @@
 //! `$XDG_CONFIG_HOME/toolhost/settings.toml`, `~/.config/toolhost/settings.toml`. No file means
 //! the defaults below. The format is TOML; tools read any key through the `setting` host service
 //! (dotted keys, e.g. `model.supports_images`).
+//!
+//! Path-valued keys have `~` and `${env:NAME}` expanded ([`tool_api::sdk::paths`], the
+//! helper the tools use for theirs); a configured directory to read that does not exist is an
+//! error naming the key; misspelled keys of the host's own sections are named ([`keys`]).
+
+mod keys;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +41,9 @@ pub struct AutoApprove {
     pub use_web: bool,
     /// Use MCP servers.
     pub use_mcp: bool,
+    /// Tell the user when an auto-approved command is still running after a while (Cline's
+    /// `enableNotifications`; the tool reads it).
+    pub enable_notifications: bool,
 }
 
 impl Default for AutoApprove {
@@ -49,6 +58,7 @@ impl Default for AutoApprove {
             use_browser: false,
             use_web: false,
             use_mcp: false,
+            enable_notifications: false,
         }
     }
 }
@@ -131,6 +141,14 @@ pub enum SettingsError {
         /// What is wrong.
         message: String,
     },
+    /// A path the file configures cannot be used (it does not exist, say).
+    #[error("settings file {path}: {message}")]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the key.
+        message: String,
+    },
 }
 
 impl Settings {
@@ -158,22 +176,44 @@ impl Settings {
         }
     }
 
-    /// Parses a settings file.
+    /// Parses a settings file. Its warnings (misspelled keys) are logged once per process; a
+    /// configured hooks directory that does not exist is an error.
     pub fn from_file(path: &Path) -> Result<Self, SettingsError> {
         let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut settings = Self::from_toml(&text).map_err(|message| SettingsError::Parse {
-            path: path.to_path_buf(),
-            message,
-        })?;
+        let (mut settings, warnings) =
+            Self::parse(&text).map_err(|message| SettingsError::Parse {
+                path: path.to_path_buf(),
+                message,
+            })?;
+        for warning in warnings {
+            keys::warn_once(format!("settings file {}: {warning}", path.display()));
+        }
+        if let Some(dir) = &settings.hooks.dir {
+            tool_api::sdk::paths::existing_dir("hooks.dir", dir).map_err(|message| {
+                SettingsError::Unusable {
+                    path: path.to_path_buf(),
+                    message,
+                }
+            })?;
+        }
         settings.source = Some(path.to_path_buf());
         Ok(settings)
     }
 
-    /// Parses settings from TOML text.
+    /// Parses settings from TOML text (warnings are logged once per process).
     pub fn from_toml(text: &str) -> Result<Self, String> {
+        let (settings, warnings) = Self::parse(text)?;
+        for warning in warnings {
+            keys::warn_once(format!("settings: {warning}"));
+        }
+        Ok(settings)
+    }
+
+    /// Parses settings from TOML text; also returns what to warn about.
+    fn parse(text: &str) -> Result<(Self, Vec<String>), String> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
         let raw = serde_json::to_value(&table).map_err(|e| e.to_string())?;
         let section = |name: &str| {
@@ -181,22 +221,30 @@ impl Settings {
                 .cloned()
                 .unwrap_or(Value::Object(Default::default()))
         };
+        let warnings = keys::check(&raw)?;
         let auto_approve = serde_json::from_value(section("auto_approve"))
             .map_err(|e| format!("[auto_approve]: {e}"))?;
         let limits =
             serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
-        let hooks =
+        let mut hooks: HookSettings =
             serde_json::from_value(section("hooks")).map_err(|e| format!("[hooks]: {e}"))?;
+        let path = |key: &str| {
+            let value = key.split('.').try_fold(&raw, |value, part| value.get(part));
+            tool_api::sdk::paths::setting_path(key, value)
+        };
+        hooks.dir = path("hooks.dir")?;
+        hooks.trust_file = path("hooks.trust_file")?;
         let plugins =
             crate::plugins::isolation::PluginsSettings::from_section(&section("plugins"))?;
-        Ok(Self {
+        let settings = Self {
             auto_approve,
             limits,
             hooks,
             plugins,
             raw,
             source: None,
-        })
+        };
+        Ok((settings, warnings))
     }
 
     /// The whole settings document, as JSON (what plugins serving run-time tools receive).

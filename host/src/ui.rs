@@ -13,6 +13,34 @@ pub trait Ui: Send + Sync {
     fn ask(&self, kind: &str, text: &str) -> Option<AskReply>;
 }
 
+/// The UI event that tells the user something went wrong (Cline's `say("error")`): a hook's
+/// cancellation, a missing parameter.
+pub const ERROR_EVENT: &str = "error";
+
+/// The UI event that asks for the user's attention (Cline's system notifications): a command
+/// still running after a while, say.
+pub const NOTIFICATION_EVENT: &str = "notification";
+
+/// Whether a frontend that shows no other event shows this one to its user.
+pub fn is_shown(kind: &str) -> bool {
+    kind == ERROR_EVENT || kind == NOTIFICATION_EVENT
+}
+
+/// Shows an event on stderr as one line (`toolhost: notification: ...`); other events are
+/// logged.
+fn show_on_stderr(kind: &str, text: &str, partial: bool) {
+    if partial {
+        return;
+    }
+    if is_shown(kind) {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "toolhost: {kind}: {}", text.replace('\n', " "));
+        let _ = stderr.flush();
+    } else {
+        tracing::info!(target: "toolhost::ui", "{kind}: {text}");
+    }
+}
+
 /// No user: events are logged, questions go unanswered.
 #[derive(Debug, Default)]
 pub struct HeadlessUi;
@@ -29,7 +57,23 @@ impl Ui for HeadlessUi {
     }
 }
 
-/// A user on the terminal: questions are printed on stderr and answered on stdin.
+/// A user who reads stderr but cannot be asked (`call` without a terminal, `serve`): errors
+/// and notifications are shown there as lines, other events logged; questions go unanswered.
+#[derive(Debug, Default)]
+pub struct StderrUi;
+
+impl Ui for StderrUi {
+    fn say(&self, kind: &str, text: &str, partial: bool) {
+        show_on_stderr(kind, text, partial);
+    }
+
+    fn ask(&self, _kind: &str, _text: &str) -> Option<AskReply> {
+        None
+    }
+}
+
+/// A user on the terminal: errors and notifications are shown on stderr, questions are
+/// printed on stderr and answered on stdin.
 #[derive(Debug, Default)]
 pub struct TerminalUi;
 
@@ -42,9 +86,7 @@ impl TerminalUi {
 
 impl Ui for TerminalUi {
     fn say(&self, kind: &str, text: &str, partial: bool) {
-        if !partial {
-            tracing::info!(target: "toolhost::ui", "{kind}: {text}");
-        }
+        show_on_stderr(kind, text, partial);
     }
 
     fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {

@@ -613,3 +613,180 @@ fn on_a_terminal_the_user_is_asked_once_per_script_version() {
     assert!(first.exists());
     assert!(later.questions.lock().unwrap().is_empty());
 }
+
+/// A global PreToolUse hook that cancels reads of `blocked.txt` (with `message`, when given),
+/// in a settings file naming its directory.
+fn cancelling_hook(config: &Path, message: Option<&str>) -> PathBuf {
+    let answer = match message {
+        Some(message) => json!({"cancel": true, "errorMessage": message}),
+        None => json!({"cancel": true}),
+    };
+    let dir = config.join("hooks");
+    install_script(
+        &dir,
+        "PreToolUse",
+        &format!("#!/bin/sh\ncase \"$(cat)\" in\n  *blocked.txt*) echo '{answer}' ;;\nesac\n"),
+    );
+    let settings = config.join("settings.toml");
+    std::fs::write(
+        &settings,
+        format!("[hooks]\ndir = {:?}\n", dir.to_str().unwrap()),
+    )
+    .unwrap();
+    settings
+}
+
+const VETO: &str = "reading blocked.txt is against the policy";
+
+/// `call`: the call is the task. Its result is Cline's denial, the user sees the hook's
+/// message on stderr, and `--json` says the task was cancelled.
+#[test]
+fn a_pre_tool_use_veto_is_shown_to_the_user_of_call() {
+    let (ws, plugins) = workspace();
+    let config = workdir();
+    let settings = cancelling_hook(config.path(), Some(VETO));
+    let call = |extra: &[&str]| {
+        run(toolhost()
+            .arg("--settings")
+            .arg(&settings)
+            .arg("--plugins")
+            .arg(plugins.path())
+            .args(["call", "read_file", r#"{"path":"blocked.txt"}"#, "--cwd"])
+            .arg(ws.path())
+            .args(extra))
+    };
+    let text = call(&[]);
+    assert_eq!(text.code, 1, "{text:?}");
+    assert_eq!(text.stdout, TOOL_DENIED);
+    assert!(
+        text.stderr.contains(&format!("toolhost: error: {VETO}\n")),
+        "{}",
+        text.stderr
+    );
+    let json = call(&["--json"]).json();
+    assert_eq!(json["text"], TOOL_DENIED);
+    assert_eq!(json["error_kind"], "denied");
+    assert_eq!(
+        json["task_cancelled"],
+        json!({"hook": "PreToolUse", "message": VETO})
+    );
+    // Without a message, Cline's words.
+    let config = workdir();
+    let settings = cancelling_hook(config.path(), None);
+    let got = run(toolhost()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["call", "read_file", r#"{"path":"blocked.txt"}"#, "--cwd"])
+        .arg(ws.path()));
+    assert!(
+        got.stderr
+            .contains("toolhost: error: PreToolUse hook requested cancellation\n"),
+        "{}",
+        got.stderr
+    );
+}
+
+/// `serve` and `mcp` have no user: the hook's reason is in the result's text (and the MCP
+/// client also gets it as a `notifications/message`); the session goes on, since the task is
+/// the client's.
+#[test]
+fn a_pre_tool_use_veto_reaches_serve_and_mcp_clients_in_the_result() {
+    use toolhost_tests::session::{Frontend, Session};
+
+    let (ws, plugins) = workspace();
+    let config = workdir();
+    let settings = cancelling_hook(config.path(), Some(VETO));
+    let expected = format!("{TOOL_DENIED}\n\nThe PreToolUse hook cancelled the task: {VETO}");
+    for frontend in [Frontend::Serve, Frontend::Mcp] {
+        let mut command = toolhost();
+        command
+            .arg("--settings")
+            .arg(&settings)
+            .arg("--plugins")
+            .arg(plugins.path());
+        let cwd = ws.path().to_str().unwrap();
+        let mut session = Session::start(command, frontend, &["--cwd", cwd]);
+        let (is_error, text) = session.call("read_file", json!({"path": "blocked.txt"}));
+        assert!(is_error, "{frontend:?}");
+        assert_eq!(text, expected, "{frontend:?}");
+        match frontend {
+            Frontend::Serve => {
+                let answer = session
+                    .request(json!({"tool": "read_file", "params": {"path": "blocked.txt"}}));
+                assert_eq!(
+                    answer["task_cancelled"],
+                    json!({"hook": "PreToolUse", "message": VETO})
+                );
+                assert!(
+                    session.wait_for_stderr(
+                        &format!("toolhost: error: {VETO}\n"),
+                        std::time::Duration::from_secs(5)
+                    ),
+                    "{}",
+                    session.stderr()
+                );
+            }
+            Frontend::Mcp => {
+                let messages: Vec<&Value> = session
+                    .notifications()
+                    .iter()
+                    .filter(|n| n["method"] == "notifications/message")
+                    .collect();
+                assert_eq!(messages.len(), 1, "{messages:?}");
+                assert_eq!(messages[0]["params"]["level"], "error");
+                assert_eq!(messages[0]["params"]["data"], VETO);
+            }
+        }
+        let (is_error, text) = session.call("read_file", json!({"path": "ok.txt"}));
+        assert!(!is_error, "{frontend:?}: {text}");
+        let (status, _) = session.finish();
+        assert!(status.success(), "{frontend:?}: {status}");
+    }
+}
+
+/// `replay` is a task with a user: the message is shown as an error event and nothing after
+/// the vetoed call runs; there is no next user message.
+#[test]
+fn a_pre_tool_use_veto_ends_a_replayed_task() {
+    let (ws, plugins) = workspace();
+    std::fs::write(ws.path().join("later.txt"), "later\n").unwrap();
+    let config = workdir();
+    let settings = cancelling_hook(config.path(), Some(VETO));
+    let message = ws.path().join("message.txt");
+    std::fs::write(
+        &message,
+        "Reading both.\n<read_file>\n<path>blocked.txt</path>\n</read_file>\n\
+         <read_file>\n<path>later.txt</path>\n</read_file>\n",
+    )
+    .unwrap();
+    let got = run(toolhost()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--plugins")
+        .arg(plugins.path())
+        .arg("replay")
+        .arg(&message)
+        .arg("--cwd")
+        .arg(ws.path()));
+    assert_eq!(got.code, 0, "{got:?}");
+    let lines: Vec<&str> = got.stdout.lines().collect();
+    let shown = lines
+        .iter()
+        .position(|l| *l == format!("  [error] {VETO}"))
+        .unwrap_or_else(|| panic!("{}", got.stdout));
+    let cancelled = lines
+        .iter()
+        .position(|l| *l == format!("task cancelled by the PreToolUse hook: {VETO}"))
+        .unwrap_or_else(|| panic!("{}", got.stdout));
+    assert!(shown < cancelled, "{}", got.stdout);
+    assert_eq!(
+        lines.last().copied(),
+        Some(format!("-- task cancelled: The PreToolUse hook cancelled the task: {VETO}").as_str()),
+        "{}",
+        got.stdout
+    );
+    assert!(!got.stdout.contains("later.txt'] Result"), "{}", got.stdout);
+    assert!(!got.stdout.contains("next user message"), "{}", got.stdout);
+}

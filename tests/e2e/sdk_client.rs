@@ -20,7 +20,7 @@ config = json.loads(open(sys.argv[1]).read())
 async def main():
     server = StdioServerParameters(
         command=config["toolhost"],
-        args=["--plugins", config["plugins"], "mcp", "--cwd", config["workspace"]] + config["extra"],
+        args=["--isolation", "in-process", "--plugins", config["plugins"], "mcp", "--cwd", config["workspace"]] + config["extra"],
         env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
     )
     answers = []

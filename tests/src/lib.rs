@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub mod session;
+
 /// The workspace's root directory.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -167,8 +169,8 @@ impl Run {
 }
 
 /// A `toolhost` command isolated from the user's environment: no settings file, no plugin
-/// path or trusted hooks from the environment (the trust file defaults to the temporary config
-/// directory), no terminal; plugins run in-process unless the test's settings place them
+/// path, trusted hooks or Cline MCP settings from the environment (the trust file defaults to
+/// the temporary config directory), no terminal; plugins run in-process unless the test's settings place them
 /// (the per-test plugin directories are not the host's own, which would run them isolated:
 /// see [`toolhost_as_installed`]).
 pub fn toolhost() -> Command {
@@ -181,7 +183,13 @@ pub fn toolhost() -> Command {
 pub fn toolhost_as_installed() -> Command {
     static CONFIG_HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
     let config_home = CONFIG_HOME.get_or_init(|| tempfile::tempdir().expect("temp dir"));
-    let mut command = Command::new(toolhost_bin());
+    isolated_command(&toolhost_bin(), config_home.path())
+}
+
+/// `program` (a `toolhost` binary) with [`toolhost_as_installed`]'s environment, its
+/// configuration and cache in `config_home`.
+pub fn isolated_command(program: &Path, config_home: &Path) -> Command {
+    let mut command = Command::new(program);
     command
         .env_remove("TOOLHOST_PLUGIN_PATH")
         .env_remove("TOOLHOST_SETTINGS")
@@ -189,9 +197,14 @@ pub fn toolhost_as_installed() -> Command {
         .env_remove("TOOLHOST_TRUSTED_HOOKS")
         .env_remove("TOOLHOST_LOG")
         .env_remove("RUST_BACKTRACE")
-        .env("XDG_CONFIG_HOME", config_home.path())
+        .env("XDG_CONFIG_HOME", config_home)
         // The plugin index of these runs stays with them.
-        .env("XDG_CACHE_HOME", config_home.path())
+        .env("XDG_CACHE_HOME", config_home)
+        // Nor is the Cline CLI's MCP settings file found outside (VS Code's is under
+        // XDG_CONFIG_HOME).
+        .env_remove("CLINE_MCP_SETTINGS_PATH")
+        .env_remove("CLINE_DATA_DIR")
+        .env("CLINE_DIR", config_home.join("cline"))
         .stdin(Stdio::null());
     command
 }

@@ -3,6 +3,8 @@
 //! - `build`: debug build of everything, plugins staged in `target/debug/plugins/`.
 //! - `run -- ARGS`: `build`, then the host with ARGS against those plugins.
 //! - `dist`: release build into `target/dist/` (`bin/toolhost`, `plugins/*.so`).
+//! - `install [--prefix DIR]`: release build installed as `DIR/bin/toolhost` and
+//!   `DIR/lib/toolhost/plugins/*.so` (default `~/.local`).
 //! - `test`: the checks (`cargo fmt --check`, clippy with warnings as errors, `tidy`), then
 //!   installs what the tests need, builds, and runs every test.
 //! - `tidy`: the checks of the code's shape (see [`tidy`]).
@@ -13,6 +15,7 @@
 mod bench;
 mod build;
 mod bundle;
+mod install;
 mod new_plugin;
 mod requirements;
 mod tidy;
@@ -26,6 +29,13 @@ fn main() -> ExitCode {
         Some("build") => build::stage(build::Profile::Dev).map(|_| ()),
         Some("run") => run(&args[1..]),
         Some("dist") => build::dist().map(|dir| println!("{}", dir.display())),
+        Some("install") => install::run(&args[1..]).map(|prefix| {
+            println!(
+                "installed {} and {}",
+                prefix.join("bin/toolhost").display(),
+                prefix.join("lib/toolhost/plugins").display()
+            );
+        }),
         Some("test") => test(),
         Some("tidy") => tidy::run(),
         Some("new-plugin") => {
@@ -34,7 +44,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("bundle") => bundle::run(&args[1..]).map(|dir| println!("{}", dir.display())),
         _ => {
-            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | test | tidy | bench [NAME] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | install [--prefix DIR] | test | tidy | bench [NAME] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
             return ExitCode::from(2);
         }
     };

@@ -5,6 +5,8 @@
 //! The executor rules live here: results prefixed with the call's description, later tools
 //! skipped after a denial, one tool per message when parallel calls are off, repeated identical
 //! calls detected, a turn without a tool counted as a mistake, and the mistake limit reported.
+//! A hook's cancel ends the task: nothing after that call runs, and there is no next user
+//! message.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,6 +16,7 @@ use tool_api::abi::ToolErrorKind;
 use tool_api::model::ContentBlock;
 
 use super::parser::{Block, StreamParser, ToolUse, XmlParser, PARAM_NAMES};
+use crate::call::outcome::TaskCancelled;
 use crate::known_tools::CLINE_TOOL_NAMES;
 use crate::plugins::Registry;
 use crate::Host;
@@ -46,6 +49,8 @@ pub enum SessionEvent {
     },
     /// Something the loop itself says (skipped tools, loop warnings, the mistake limit).
     Notice(String),
+    /// A hook cancelled the task: nothing more of it runs (Cline's `cancelTask`).
+    TaskCancelled(TaskCancelled),
 }
 
 /// A conversation over one host: loop-detection state carries from message to message.
@@ -54,6 +59,7 @@ pub struct Conversation {
     parser: Arc<XmlParser>,
     last_call: Option<(String, String)>,
     identical_calls: u32,
+    cancelled: Option<TaskCancelled>,
 }
 
 impl Conversation {
@@ -65,7 +71,13 @@ impl Conversation {
             parser,
             last_call: None,
             identical_calls: 0,
+            cancelled: None,
         }
+    }
+
+    /// Whether a hook cancelled the task, and why: no message of it runs anything any more.
+    pub fn cancelled(&self) -> Option<&TaskCancelled> {
+        self.cancelled.as_ref()
     }
 
     /// Starts processing one assistant message.
@@ -158,7 +170,7 @@ impl MessageRun<'_> {
     pub fn push(&mut self, chunk: &str, sink: &mut dyn FnMut(SessionEvent)) {
         self.stream.push(chunk);
         self.present_closed(sink);
-        if self.partial_due() {
+        if self.conversation.cancelled.is_none() && self.partial_due() {
             let started = Instant::now();
             let open = self.stream.open_block();
             if let Some(block) = open {
@@ -178,13 +190,19 @@ impl MessageRun<'_> {
     }
 
     /// Ends the stream: blocks still open are taken as complete and presented. Returns the
-    /// content of the next user message.
+    /// content of the next user message (none when a hook cancelled the task).
     pub fn finish(mut self, sink: &mut dyn FnMut(SessionEvent)) -> Vec<ContentBlock> {
         self.present_closed(sink);
+        if self.conversation.cancelled.is_some() {
+            return Vec::new();
+        }
         if let Some(block) = self.stream.open_block() {
             self.last_partial = None;
             self.next_block += 1;
             self.present_complete(complete(block), sink);
+        }
+        if self.conversation.cancelled.is_some() {
+            return Vec::new();
         }
         let host = &self.conversation.host;
         if !self.used_any_tool {
@@ -221,9 +239,13 @@ impl MessageRun<'_> {
             || last.done.elapsed() >= PARTIAL_INTERVAL.max(last.took * 10)
     }
 
-    /// Presents the blocks that closed since the last chunk, in order.
+    /// Presents the blocks that closed since the last chunk, in order; none once a hook
+    /// cancelled the task.
     fn present_closed(&mut self, sink: &mut dyn FnMut(SessionEvent)) {
-        while let Some(block) = self.stream.closed_blocks().get(self.next_block).cloned() {
+        while self.conversation.cancelled.is_none() {
+            let Some(block) = self.stream.closed_blocks().get(self.next_block).cloned() else {
+                return;
+            };
             self.last_partial = None;
             self.partial_built = None;
             self.next_block += 1;
@@ -289,6 +311,7 @@ impl MessageRun<'_> {
         }
         let outcome = host.call(&call.name, &params_json);
         self.did_use_tool = true;
+
         if matches!(&outcome.result, Err(e) if e.kind == ToolErrorKind::DENIED) {
             self.did_reject_tool = true;
         }
@@ -303,6 +326,11 @@ impl MessageRun<'_> {
             is_error,
             sink,
         );
+        if let Some(cancelled) = outcome.task_cancelled {
+            sink(SessionEvent::TaskCancelled(cancelled.clone()));
+            self.conversation.cancelled = Some(cancelled);
+            return;
+        }
         for image in outcome.images() {
             self.user_content.push(ContentBlock::Image {
                 media_type: image.media_type,

@@ -1,5 +1,9 @@
 //! The steps of one call between preparing it and its outcome: the checks, approval, the
 //! sessions other tools close, the hooks, and the run.
+//!
+//! A hook's `cancel` cancels the task, as in Cline: its message is an `error` UI event and the
+//! outcome carries [`TaskCancelled`]; a PreToolUse cancel also denies the call. Ending the task
+//! is the frontend's part (see ARCHITECTURE.md, "A hook's cancel").
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,12 +13,14 @@ use tool_api::abi::ToolError;
 use tool_api::model::{ApprovalRequest, ContentBlock, ToolContent, CLOSE_SESSION_METHOD};
 use tool_api::texts;
 
+use super::outcome::TaskCancelled;
 use super::prepare::{self, PreparedCall};
 use super::services::{Cancellation, HostCallServices};
 use super::{checks, denied, run, Host};
 use crate::hooks::{Consent, HookName, HookOutcome};
 use crate::plugins::RegisteredTool;
 use crate::policy::{approval, ApprovalMode};
+use crate::ui::ERROR_EVENT;
 
 impl Host {
     /// Checks, approval, sessions, hooks and execution.
@@ -73,6 +79,12 @@ impl Host {
             )
         };
         if pre.cancel {
+            // Cline shows the message and cancels the whole task; the call is denied.
+            call.task_cancelled = Some(self.hook_cancelled(
+                HookName::PreToolUse,
+                pre.error_message,
+                "PreToolUse hook requested cancellation",
+            ));
             return Err(denied(None));
         }
         let started = std::time::Instant::now();
@@ -104,17 +116,35 @@ impl Host {
                 subagent,
             );
             if post.cancel {
-                let message = post
-                    .error_message
-                    .as_deref()
-                    .unwrap_or("Hook requested task cancellation");
-                self.ui.say("error", message, false);
+                call.task_cancelled = Some(self.hook_cancelled(
+                    HookName::PostToolUse,
+                    post.error_message,
+                    "Hook requested task cancellation",
+                ));
             }
             if let Some(context) = post.context {
                 content.content.push(ContentBlock::Text { text: context });
             }
         }
         Ok(content)
+    }
+
+    /// A hook's cancel of the task: its message (else Cline's `default`) shown as an error
+    /// event.
+    fn hook_cancelled(
+        &self,
+        hook: HookName,
+        message: Option<String>,
+        default: &str,
+    ) -> TaskCancelled {
+        let message = message
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| default.to_string());
+        self.ui.say(ERROR_EVENT, &message, false);
+        TaskCancelled {
+            hook: hook.as_str(),
+            message,
+        }
     }
 
     /// The host services of one call of `tool`.

@@ -36,7 +36,7 @@ use crate::policy::{approval, ApprovalMode, CommandPermissions, Workspace};
 use crate::settings::Settings;
 use crate::ui::Ui;
 
-pub use outcome::CallOutcome;
+pub use outcome::{CallOutcome, TaskCancelled};
 pub use task::TaskState;
 pub use workers::Workers;
 
@@ -266,7 +266,7 @@ impl Host {
         let name = tool.spec.name.as_str();
         let params = match prepare::parse_params(&tool.spec, params_json) {
             Ok(params) => params,
-            Err(e) => return self.finish(name, format!("[{name}]"), Err(e)),
+            Err(e) => return self.finish(name, format!("[{name}]"), Err(e), None),
         };
         let mut call = PreparedCall::new(&params, self.context_json(subagent));
         let result = if depth > MAX_NESTING {
@@ -282,7 +282,7 @@ impl Host {
             .description
             .take()
             .unwrap_or_else(|| run::describe(tool, name, &call));
-        self.finish(name, description, result)
+        self.finish(name, description, result, call.task_cancelled.take())
     }
 
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
@@ -398,6 +398,7 @@ impl Host {
         name: &str,
         description: String,
         result: Result<ToolContent, ToolError>,
+        task_cancelled: Option<outcome::TaskCancelled>,
     ) -> CallOutcome {
         match &result {
             Ok(_) => self.task.reset_mistakes(),
@@ -408,6 +409,7 @@ impl Host {
             tool: name.to_string(),
             description,
             result,
+            task_cancelled,
         }
     }
 }

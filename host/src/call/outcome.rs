@@ -14,6 +14,28 @@ pub struct CallOutcome {
     pub description: String,
     /// The content, or the error.
     pub result: Result<ToolContent, ToolError>,
+    /// Set when a hook cancelled the task during this call (Cline ends the task then): what a
+    /// frontend does with it is its own (see ARCHITECTURE.md, "A hook's cancel").
+    pub task_cancelled: Option<TaskCancelled>,
+}
+
+/// A hook's cancellation of the task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskCancelled {
+    /// The hook that cancelled (`PreToolUse`, `PostToolUse`).
+    pub hook: &'static str,
+    /// Its `errorMessage`, else Cline's text for a cancel without one.
+    pub message: String,
+}
+
+impl TaskCancelled {
+    /// The sentence that tells a client without a user why (`serve`, `mcp`).
+    pub fn note(&self) -> String {
+        format!(
+            "The {} hook cancelled the task: {}",
+            self.hook, self.message
+        )
+    }
 }
 
 /// An image of a result, in `--json` output.
@@ -37,6 +59,9 @@ pub struct OutcomeJson {
     /// The error class, when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<&'static str>,
+    /// The hook that cancelled the task during the call, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_cancelled: Option<TaskCancelled>,
 }
 
 impl CallOutcome {
@@ -49,6 +74,7 @@ impl CallOutcome {
                 ToolErrorKind::INVALID_PARAMS,
                 format!("No tool named '{name}' is available."),
             )),
+            task_cancelled: None,
         }
     }
 
@@ -63,6 +89,17 @@ impl CallOutcome {
             Ok(content) => content.joined_text(),
             Err(e) if e.kind == ToolErrorKind::DENIED => e.message.to_string(),
             Err(e) => texts::tool_error(e.message.as_str()),
+        }
+    }
+
+    /// The text for a client with no user behind it (`serve`, `mcp`): the model's text and,
+    /// when a hook cancelled the task, why; nobody else would be told.
+    pub fn unattended_text(&self) -> String {
+        let text = self.model_text();
+        match &self.task_cancelled {
+            Some(cancelled) if text.is_empty() => cancelled.note(),
+            Some(cancelled) => format!("{text}\n\n{}", cancelled.note()),
+            None => text,
         }
     }
 
@@ -91,6 +128,16 @@ impl CallOutcome {
             text: self.model_text(),
             images: self.images(),
             error_kind: self.result.as_ref().err().map(|e| e.kind.name()),
+            task_cancelled: self.task_cancelled.clone(),
+        }
+    }
+
+    /// The `--json` form for a client with no user behind it: its text is
+    /// [`CallOutcome::unattended_text`].
+    pub fn to_unattended_json(&self) -> OutcomeJson {
+        OutcomeJson {
+            text: self.unattended_text(),
+            ..self.to_json()
         }
     }
 }

@@ -48,6 +48,8 @@ pub struct PreparedCall {
     pub context: Arc<str>,
     /// The handler's description of the call, once asked.
     pub description: Option<String>,
+    /// Set when a hook cancelled the task during the call.
+    pub task_cancelled: Option<super::outcome::TaskCancelled>,
 }
 
 impl PreparedCall {
@@ -57,6 +59,7 @@ impl PreparedCall {
             params: serde_json::to_string(params).unwrap_or_default().into(),
             context,
             description: None,
+            task_cancelled: None,
         }
     }
 

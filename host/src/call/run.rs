@@ -1,5 +1,6 @@
 //! Running a handler: on a thread of its own (from the pool of idle call threads), under the
-//! call's timeout, while the caller's thread asks the handler for the call's description.
+//! call's timeout, while the caller's thread asks the handler for the call's description; or,
+//! for a handler in another process, on the caller's thread, the handler keeping the timeout.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
@@ -11,11 +12,64 @@ use tool_api::model::ToolContent;
 use super::prepare::PreparedCall;
 use super::services::{Cancellation, HostCallServices};
 use super::workers::Workers;
+use crate::plugins::handler::Bounded;
 use crate::plugins::{CallData, RegisteredTool};
 
 /// Runs `tool`'s handler for `call` with `services`; gives up on it after `timeout` (the
 /// tool sees its cancellation). A panic disables the plugin.
 pub fn on_worker(
+    workers: &Workers,
+    tool: &RegisteredTool,
+    call: &mut PreparedCall,
+    services: HostCallServices,
+    cancellation: &Cancellation,
+    timeout: Duration,
+) -> Result<ToolContent, ToolError> {
+    let data = CallData {
+        tool_name: &services.tool,
+        call_id: "",
+        params_json: &call.params,
+        context_json: &call.context,
+    };
+    // A handler in another process runs on this thread and stops its own work at the timeout.
+    let result = match tool
+        .handler
+        .handler
+        .execute_bounded(&data, &services, timeout)
+    {
+        Some(Bounded::Ended(result, description)) => {
+            call.description = description;
+            result
+        }
+        Some(Bounded::TimedOut) => {
+            cancellation.cancel();
+            Err(timed_out(timeout))
+        }
+        None => on_thread(workers, tool, call, services, cancellation, timeout),
+    };
+    if let Err(e) = &result {
+        if e.kind == ToolErrorKind::PANIC {
+            tool.handler.plugin.mark_failed(&e.message);
+            tracing::error!(target: "toolhost::call", "plugin '{}' panicked in {}: {}", tool.handler.plugin.name, tool.spec.name, e.message);
+        }
+    }
+    result
+}
+
+/// The error of a call past its timeout.
+fn timed_out(timeout: Duration) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::TIMEOUT,
+        format!(
+            "The tool did not finish within {} seconds and was cancelled.",
+            timeout.as_secs()
+        ),
+    )
+}
+
+/// Runs the handler on a pooled thread and gives up on it after `timeout` (the thread is
+/// abandoned; the tool sees its cancellation).
+fn on_thread(
     workers: &Workers,
     tool: &RegisteredTool,
     call: &mut PreparedCall,
@@ -50,7 +104,7 @@ pub fn on_worker(
     if !described_with_result {
         call.description = Some(describe(tool, &tool.spec.name, call));
     }
-    let result = match workers.wait_for(&receiver, timeout) {
+    match workers.wait_for(&receiver, timeout) {
         Ok((result, description)) => {
             if described_with_result {
                 call.description = description;
@@ -59,26 +113,13 @@ pub fn on_worker(
         }
         Err(RecvTimeoutError::Timeout) => {
             cancellation.cancel();
-            Err(ToolError::new(
-                ToolErrorKind::TIMEOUT,
-                format!(
-                    "The tool did not finish within {} seconds and was cancelled.",
-                    timeout.as_secs()
-                ),
-            ))
+            Err(timed_out(timeout))
         }
         Err(RecvTimeoutError::Disconnected) => Err(ToolError::new(
             ToolErrorKind::INTERNAL,
             "The tool's thread ended without a result.",
         )),
-    };
-    if let Err(e) = &result {
-        if e.kind == ToolErrorKind::PANIC {
-            tool.handler.plugin.mark_failed(&e.message);
-            tracing::error!(target: "toolhost::call", "plugin '{}' panicked in {}: {}", tool.handler.plugin.name, tool.spec.name, e.message);
-        }
     }
-    result
 }
 
 /// The handler's description of a call (`[read_file for 'a.txt']`).

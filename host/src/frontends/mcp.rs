@@ -9,6 +9,8 @@
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
 //! - Approvals follow the settings file (nobody is at a terminal to ask) unless `--yes`.
+//! - Errors and notifications the user should see reach the client as `notifications/message`
+//!   ([`super::mcp_ui`]); a hook's cancel of the task is also said in the result's text.
 //! - The protocol owns the client's pipes ([`super::protocol_stdio`]): before any plugin is
 //!   loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a process it
 //!   starts) that prints, reads or closes them cannot corrupt or silence the stream. The server
@@ -27,9 +29,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tool_api::texts;
 
+use super::mcp_ui::{ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
 use crate::call::CallOutcome;
 use crate::policy::ApprovalMode;
+use crate::ui::Ui;
 use crate::Host;
 
 /// Arguments of `toolhost mcp`.
@@ -48,12 +52,13 @@ pub struct McpArgs {
 
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.
 ///
-/// `build_host` makes the [`Host`] for a workspace (`None`: the current directory) and an
-/// approval mode; it is called once the standard streams are safe, so that nothing a plugin
-/// prints while loading reaches the protocol stream. `Err` is a usage error.
+/// `build_host` makes the [`Host`] for a workspace (`None`: the current directory), an
+/// approval mode and the session's UI; it is called once the standard streams are safe, so
+/// that nothing a plugin prints while loading reaches the protocol stream. `Err` is a usage
+/// error.
 pub fn run(
     args: McpArgs,
-    build_host: impl FnOnce(Option<&Path>, ApprovalMode) -> Result<Arc<Host>, String>,
+    build_host: impl FnOnce(Option<&Path>, ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
     // One thread drives the protocol; calls run on the blocking pool, so a multi-threaded
     // scheduler would only add wake-ups between threads.
@@ -69,8 +74,15 @@ pub fn run(
         } else {
             ApprovalMode::DenyUnlessAuto
         };
-        let host = build_host(args.cwd.as_deref(), approval)?;
-        let code = serve(host.clone(), input, output).await;
+        let client = ClientLink::default();
+        let ui = Box::new(McpUi::new(client.clone()));
+        let host = build_host(args.cwd.as_deref(), approval, ui)?;
+        let code = serve(
+            McpServer::new(host.clone()).with_client(client),
+            input,
+            output,
+        )
+        .await;
         host.registry().shutdown();
         Ok(code)
     });
@@ -82,11 +94,11 @@ pub fn run(
 
 /// Runs the protocol on `input`/`output` until the client closes `input`.
 async fn serve(
-    host: Arc<Host>,
+    server: McpServer,
     input: protocol_stdio::Reader,
     output: protocol_stdio::Writer,
 ) -> ExitCode {
-    let server = McpServer::new(host);
+    let client = server.client.clone();
     let running = match server.serve((input, output)).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => {
@@ -98,6 +110,7 @@ async fn serve(
             return ExitCode::FAILURE;
         }
     };
+    client.connect(running.peer().clone(), tokio::runtime::Handle::current());
     match running.waiting().await {
         Ok(reason) => {
             tracing::info!(target: "toolhost::mcp", "MCP session ended: {reason:?}");
@@ -114,12 +127,23 @@ async fn serve(
 #[derive(Clone)]
 pub struct McpServer {
     host: Arc<Host>,
+    /// Where the host's [`McpUi`] sends events, and the level the client asked for.
+    client: ClientLink,
 }
 
 impl McpServer {
     /// A server for the tools `host` has loaded.
     pub fn new(host: Arc<Host>) -> Self {
-        Self { host }
+        Self {
+            host,
+            client: ClientLink::default(),
+        }
+    }
+
+    /// The same server, connecting `client` (the link of the host's [`McpUi`]) once the
+    /// session is up.
+    pub fn with_client(self, client: ClientLink) -> Self {
+        Self { client, ..self }
     }
 
     /// The `tools/list` entries, from the same entries `toolhost schema --format mcp` renders.
@@ -165,7 +189,7 @@ impl McpServer {
 
 /// A call's outcome as an MCP result: the model's text, then the images.
 fn call_result(outcome: &CallOutcome) -> CallToolResult {
-    let text = outcome.model_text();
+    let text = outcome.unattended_text();
     let images = outcome.images();
     let mut content = Vec::with_capacity(1 + images.len());
     if !text.is_empty() || images.is_empty() {
@@ -184,13 +208,29 @@ fn call_result(outcome: &CallOutcome) -> CallToolResult {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // MCP logging: see `super::mcp_ui`.
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
-            .with_instructions(format!(
-                "Tools of a coding agent. Relative paths are resolved against the workspace {}.",
-                self.host.workspace().cwd().display()
-            ))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
+        .with_instructions(format!(
+            "Tools of a coding agent. Relative paths are resolved against the workspace {}.",
+            self.host.workspace().cwd().display()
+        ))
+    }
+
+    #[allow(deprecated)] // MCP logging: see `super::mcp_ui`.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.client.set_level(request.level);
+        Ok(())
     }
 
     async fn list_tools(

@@ -1,13 +1,15 @@
 //! The ways in: the command line (`cli`), JSON lines on stdio (`serve`), an MCP server
-//! (`mcp`), a recorded assistant message replayed (`replay`), and the reports of
-//! `toolhost mcp-servers`, `toolhost bundle` and `toolhost hooks`. `serve` and `mcp` keep the
-//! client's stdin and stdout for their protocol alone (`protocol_stdio`).
+//! (`mcp`, its UI events to the client in `mcp_ui`), a recorded assistant message replayed
+//! (`replay`), and the reports of `toolhost mcp-servers`, `toolhost bundle` and
+//! `toolhost hooks`. `serve` and `mcp` keep the client's stdin and stdout for their protocol
+//! alone (`protocol_stdio`).
 
 pub mod bundle;
 pub mod cli;
 pub mod hooks;
 pub mod mcp;
 pub mod mcp_servers;
+pub mod mcp_ui;
 #[cfg(unix)]
 pub mod protocol_stdio;
 pub mod replay;

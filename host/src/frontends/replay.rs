@@ -83,7 +83,10 @@ pub fn replay(host: Arc<Host>, message: &str, chunk_chars: usize, transcript: &T
         run.push(&chunk, &mut sink);
     }
     let content = run.finish(&mut sink);
-    transcript.line(format!("-- next user message: {} block(s)", content.len()));
+    match conversation.cancelled() {
+        Some(cancelled) => transcript.line(format!("-- task cancelled: {}", cancelled.note())),
+        None => transcript.line(format!("-- next user message: {} block(s)", content.len())),
+    }
 }
 
 fn describe_event(event: &SessionEvent) -> String {
@@ -107,6 +110,13 @@ fn describe_event(event: &SessionEvent) -> String {
             format!("{marker}:\n{}", indent(text))
         }
         SessionEvent::Notice(text) => format!("notice: {}", one_line(text)),
+        SessionEvent::TaskCancelled(cancelled) => {
+            format!(
+                "task cancelled by the {} hook: {}",
+                cancelled.hook,
+                one_line(&cancelled.message)
+            )
+        }
     }
 }
 

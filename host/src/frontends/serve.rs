@@ -7,6 +7,13 @@
 //!
 //! The protocol owns the client's stdin and stdout ([`super::protocol_stdio`], as for `mcp`):
 //! what a plugin prints goes to stderr, and a plugin closing fd 0 or 1 does not silence it.
+//!
+//! Nobody behind the host reads its UI events, so a hook's cancel of the task is passed on in
+//! the answer's text and as `task_cancelled` ([`crate::CallOutcome::unattended_text`]); errors
+//! and notifications also go to stderr as lines.
+//!
+//! A line that is not a request (not UTF-8, not JSON, no `tool`) is answered with
+//! `{"id", "error"}` (the id when it can be read, else `null`) and serving goes on.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -36,9 +43,9 @@ pub fn run(build_host: impl FnOnce() -> Result<Arc<Host>, String>) -> Result<Arc
 
 /// Serves requests from `input` until it closes, writing answers to `output`.
 pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
-    for line in input.lines() {
+    for line in input.split(b'\n') {
         let line = line?;
-        if line.trim().is_empty() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
         let answer = answer(host, &line);
@@ -50,7 +57,11 @@ pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> s
     Ok(())
 }
 
-fn answer(host: &Arc<Host>, line: &str) -> Value {
+fn answer(host: &Arc<Host>, line: &[u8]) -> Value {
+    let line = match std::str::from_utf8(line) {
+        Ok(line) => line,
+        Err(e) => return not_utf8(line, &e),
+    };
     let request: Value = match serde_json::from_str(line) {
         Ok(request) => request,
         Err(e) => return json!({"id": null, "error": format!("not a JSON request: {e}")}),
@@ -65,7 +76,20 @@ fn answer(host: &Arc<Host>, line: &str) -> Value {
     };
     let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
     let outcome = host.call(tool, &params.to_string());
-    let mut answer = serde_json::to_value(outcome.to_json()).unwrap_or_default();
+    let mut answer = serde_json::to_value(outcome.to_unattended_json()).unwrap_or_default();
     answer["id"] = id;
     answer
+}
+
+/// The answer to a line that is not UTF-8: an error, with the request's id when the rest of
+/// the line can be read. The request does not run (its text is not what the client sent).
+fn not_utf8(line: &[u8], error: &std::str::Utf8Error) -> Value {
+    let id = serde_json::from_str::<Value>(&String::from_utf8_lossy(line))
+        .ok()
+        .and_then(|request| request.get("id").cloned())
+        .unwrap_or(Value::Null);
+    json!({"id": id, "error": format!(
+        "not a JSON request: the line is not UTF-8 (invalid byte at offset {})",
+        error.valid_up_to()
+    )})
 }

@@ -5,10 +5,10 @@
 //! script found for a hook runs in parallel with one JSON document on stdin; each may answer
 //! `{"cancel", "contextModification", "errorMessage"}` on stdout. A script has 30 s.
 //!
-//! Deviations from Cline, both in favour of the hook's author: a `cancel` denies that one tool
-//! call (Cline cancels the whole task), and a valid JSON answer is honoured whatever the exit
-//! code (Cline's process layer drops it on a non-zero exit, so a failing security hook could
-//! not veto). A script that fails without an answer lets the call go ahead, as in Cline.
+//! A `cancel` ends the task as in Cline, in each frontend's way (see `crate::call::flow`).
+//! A deviation in favour of the hook's author: a valid JSON answer is honoured whatever the
+//! exit code (Cline's process layer drops it on a non-zero exit, so a failing security hook
+//! could not veto). A script that fails without an answer lets the call go ahead, as in Cline.
 //!
 //! A third deviation, in favour of the user: a script from the workspace runs only once the
 //! user trusted that version of it ([`trust`]), and then from a private copy of the bytes that

@@ -56,10 +56,31 @@ pub trait HandlerApi: Send + Sync {
     ) -> (Result<ToolContent, ToolError>, Option<String>) {
         (self.execute(call, services), None)
     }
+    /// Runs the call on the calling thread and gives up after `timeout`, stopping the work
+    /// itself: a handler in another process needs no host thread to be abandoned at a
+    /// timeout. `None`: not offered; the host runs [`HandlerApi::execute_described`] on a
+    /// thread of its own under the timeout.
+    fn execute_bounded(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+        timeout: Duration,
+    ) -> Option<Bounded> {
+        let _ = (call, services, timeout);
+        None
+    }
     /// Shows a call that is still streaming (UI events only).
     fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError>;
     /// A handler extension: `method` with a JSON payload, answered with JSON.
     fn extension(&self, method: &str, payload: &Value) -> Result<Value, ToolError>;
+}
+
+/// What a call run under a deadline ([`HandlerApi::execute_bounded`]) came to.
+pub enum Bounded {
+    /// It ended: its result and, when the handler describes with its result, its description.
+    Ended(Result<ToolContent, ToolError>, Option<String>),
+    /// It ran past the deadline and was stopped.
+    TimedOut,
 }
 
 /// An opened plugin: its handlers, and how to stop it.

@@ -90,6 +90,19 @@ impl HandlerRef {
         }
     }
 
+    /// See [`HandlerApi::execute_bounded`]; `None` also when the library cannot be opened (the
+    /// unbounded path then reports why).
+    pub fn execute_bounded(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+        timeout: std::time::Duration,
+    ) -> Option<super::handler::Bounded> {
+        self.handler()
+            .ok()?
+            .execute_bounded(call, services, timeout)
+    }
+
     /// See [`HandlerApi::partial`].
     pub fn partial(
         &self,

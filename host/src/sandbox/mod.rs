@@ -10,7 +10,7 @@
 //! - `sandbox`: `off` (no sandbox: the prefix is empty), `read-only`, `workspace-write`
 //!   (default): the workspace roots, the temporary directory, the package caches
 //!   ([`policy::default_cache_roots`]) and `writable_roots` are writable, everything else read-only.
-//! - `network` (default true), `writable_roots` (`~` expanded), `mask_ignored` (default true:
+//! - `network` (default true), `writable_roots` (`~` and `${env:NAME}` expanded), `mask_ignored` (default true:
 //!   what `.clineignore` blocks is hidden), `max_processes` (default 2048), `sandbox_required`
 //!   (default false: on a kernel without a part of the sandbox, run without it and warn once;
 //!   true: refuse the command).

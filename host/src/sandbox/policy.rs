@@ -13,17 +13,6 @@ use crate::call::Host;
 /// Most masks one command gets (each is a mount, and the policy travels on the command line).
 const MAX_MASKS: usize = 2_000;
 
-/// `~/...` to an absolute path.
-fn expand_home(path: &str) -> PathBuf {
-    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-        _ if path == "~" => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default(),
-        _ => PathBuf::from(path),
-    }
-}
-
 /// The package caches writable by default in workspace-write, so that builds and installs
 /// work: `~/.cache` (pip, go, yarn, uv and most XDG-aware tools; `$XDG_CACHE_HOME` when set),
 /// Cargo's home (`$CARGO_HOME`, else `~/.cargo`: the registry, git checkouts and its lock
@@ -110,11 +99,16 @@ pub(super) fn build(
         die_with_parent: true,
         ..SandboxPolicy::default()
     };
+    // `~` and `${env:NAME}` as in every path setting.
+    let key = format!("{}.writable_roots", settings.section);
     let extra: Vec<PathBuf> = settings
         .writable_roots
         .iter()
-        .map(|p| expand_home(p))
-        .collect();
+        .map(|p| {
+            tool_api::sdk::paths::expand(p)
+                .map_err(|why| format!("The setting {key} ({p}) cannot be used: {why}."))
+        })
+        .collect::<Result<_, _>>()?;
     for (root, _) in &roots {
         let protected = toolhost_sandbox::protected_paths(root);
         policy.read_only_paths.extend(protected.read_only);
@@ -157,17 +151,4 @@ pub(super) fn build(
         }
     }
     Ok(policy)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn home_is_expanded() {
-        if let Some(home) = std::env::var_os("HOME") {
-            assert_eq!(expand_home("~/x"), PathBuf::from(home).join("x"));
-        }
-        assert_eq!(expand_home("/abs"), PathBuf::from("/abs"));
-    }
 }

@@ -78,34 +78,33 @@ enum ViewportSetting {
 }
 
 impl BrowserSettings {
-    /// Reads the settings through the host, with Cline's defaults for what is unset or invalid.
-    pub fn from_host(ctx: &Ctx<'_>) -> Self {
+    /// Reads the settings through the host, with Cline's defaults for what is unset or invalid;
+    /// a path with `~` or `${env:NAME}` that cannot be expanded is an error naming its key.
+    pub fn from_host(ctx: &Ctx<'_>) -> Result<Self, tool_api::abi::ToolError> {
         let defaults = Self::default();
         let non_empty = |key: &str| {
             ctx.setting::<String>(key)
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
-        Self {
+        let executable = ctx.setting_path("browser.chrome_executable_path")?;
+        let profile_root = ctx.setting_path("browser.profile_root")?;
+        Ok(Self {
             viewport: ctx
                 .setting::<ViewportSetting>("browser.viewport")
                 .and_then(parse_viewport)
                 .unwrap_or(defaults.viewport),
             remote_endpoint: non_empty("browser.remote_endpoint"),
-            executable: non_empty("browser.chrome_executable_path")
-                .map(PathBuf::from)
-                .unwrap_or(defaults.executable),
+            executable: executable.unwrap_or(defaults.executable),
             custom_args: ctx
                 .setting::<String>("browser.custom_args")
                 .map(|args| split_custom_args(&args))
                 .unwrap_or_default(),
-            profile_root: non_empty("browser.profile_root")
-                .map(PathBuf::from)
-                .unwrap_or(defaults.profile_root),
+            profile_root: profile_root.unwrap_or(defaults.profile_root),
             use_webp: ctx
                 .setting::<String>("model.id")
                 .is_none_or(|id| model_accepts_webp(&id)),
-        }
+        })
     }
 }
 

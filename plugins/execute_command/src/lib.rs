@@ -40,6 +40,9 @@
 //!   will not auto-approve it; Cline's check there is always true, so it never shows one.
 //!
 //! Settings: `execute_command.output_line_limit` (default 500 lines for the model),
+//! `execute_command.notify_after_secs` (default 30: with `auto_approve.enable_notifications`,
+//! an auto-approved command still running after that long is a `notification` UI event, as
+//! Cline's desktop notification),
 //! `execute_command.login_shell` (default false), `model.id` (Gemini models get HTML entities
 //! in the command unescaped, as in Cline); the sandbox's keys (`sandbox`, `network`,
 //! `writable_roots`, `mask_ignored`, `max_processes`, `sandbox_required`) are read by the host,
@@ -64,6 +67,7 @@ pub mod sandbox;
 pub mod timeout;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
@@ -219,7 +223,10 @@ impl Tool for ExecuteCommand {
         if let Some(warning) = &wrap.warning {
             ctx.say("sandbox_warning", warning);
         }
-        let mut events = CtxEvents { ctx };
+        let mut events = CtxEvents {
+            ctx,
+            still_running: still_running_notice(call, ctx, category),
+        };
         let outcome = process::run(&request, &mut events).map_err(|e| {
             ToolError::new(
                 ToolErrorKind::FAILED,
@@ -264,9 +271,36 @@ fn may_auto_approve(call: &Call, ctx: &Ctx<'_>) -> bool {
     ctx.auto_approves(category, true)
 }
 
-/// Output goes to the user as `command_output` events; cancellation comes from the host.
+/// When to tell the user that the command is still running, as Cline does: only for a
+/// command the settings (or yolo mode) approved, not a subagent's, with
+/// `auto_approve.enable_notifications` on; after `execute_command.notify_after_secs` (30).
+fn still_running_notice(
+    call: &Call,
+    ctx: &Ctx<'_>,
+    category: ApprovalCategory,
+) -> Option<(Instant, Duration)> {
+    let enabled = ctx
+        .setting::<bool>("auto_approve.enable_notifications")
+        .unwrap_or(false);
+    let auto_approved = call.task.yolo || ctx.auto_approves(category, true);
+    if !enabled || !auto_approved || call.task.is_subagent {
+        return None;
+    }
+    let after = ctx
+        .setting::<u64>("execute_command.notify_after_secs")
+        .unwrap_or(NOTIFY_AFTER_SECS);
+    Some((Instant::now(), Duration::from_secs(after)))
+}
+
+/// Cline's delay before the still-running notification.
+const NOTIFY_AFTER_SECS: u64 = 30;
+
+/// Output goes to the user as `command_output` events; cancellation comes from the host; a
+/// command still running after a while is a `notification` event (once).
 struct CtxEvents<'c, 'h> {
     ctx: &'c Ctx<'h>,
+    /// When the run started and after how long to notify, until notified.
+    still_running: Option<(Instant, Duration)>,
 }
 
 impl Events for CtxEvents<'_, '_> {
@@ -274,7 +308,15 @@ impl Events for CtxEvents<'_, '_> {
         self.ctx.say("command_output", chunk);
     }
 
+    /// Asked on every tick while the command runs, so the notification's time is checked here.
     fn cancelled(&mut self) -> bool {
+        if let Some((started, after)) = self.still_running {
+            if started.elapsed() >= after {
+                self.ctx
+                    .say("notification", &messages::still_running_notice(after));
+                self.still_running = None;
+            }
+        }
         self.ctx.is_cancelled()
     }
 }

@@ -26,6 +26,16 @@ pub fn permission_denied_error(message: &str) -> String {
     )
 }
 
+/// Cline's system notification for an auto-approved command still running after `after`
+/// (its subtitle, then its message; Cline's delay is always 30 s).
+pub fn still_running_notice(after: Duration) -> String {
+    format!(
+        "Command is still running: An auto-approved command has been running for {}s, and may \
+         need your attention.",
+        after.as_secs()
+    )
+}
+
 /// The result of a run (Cline's texts; a timeout stops the command instead of leaving it
 /// running in the background).
 pub fn result_text(ending: Ending, output: &str, spill: Option<&Path>) -> String {

@@ -10,7 +10,7 @@
 //!
 //! Where the list lives: handlers keep no task state, so the list is kept where Cline keeps it,
 //! in a markdown file per task (`focus_chain_taskid_<task id>.md`, Cline's format, editable by
-//! the user). The directory is the setting `focus_chain.dir`, else
+//! the user). The directory is the setting `focus_chain.dir` (`~` and `${env:NAME}` expanded), else
 //! `$XDG_DATA_HOME/toolhost/focus_chain`, else `~/.local/share/toolhost/focus_chain`. A list
 //! therefore lives as long as the host's task id: across the calls of one host, not across
 //! separate `toolhost call` runs, each of which is a new task. `focus_chain.enabled = false`
@@ -58,7 +58,7 @@ impl Tool for FocusChain {
                 "The focus chain is turned off in the settings (focus_chain.enabled = false).",
             ));
         }
-        let dir = list_dir(ctx).ok_or_else(|| {
+        let dir = list_dir(ctx)?.ok_or_else(|| {
             ToolError::new(
                 ToolErrorKind::UNAVAILABLE,
                 "There is no directory to keep the task progress list in: set focus_chain.dir in the toolhost settings.",
@@ -92,14 +92,14 @@ impl Tool for FocusChain {
 }
 
 /// Where the lists are kept (see the crate docs).
-fn list_dir(ctx: &Ctx<'_>) -> Option<PathBuf> {
-    if let Some(dir) = ctx.setting::<PathBuf>("focus_chain.dir") {
-        return Some(dir);
+fn list_dir(ctx: &Ctx<'_>) -> Result<Option<PathBuf>, ToolError> {
+    if let Some(dir) = ctx.setting_path("focus_chain.dir")? {
+        return Ok(Some(dir));
     }
-    default_dir(
+    Ok(default_dir(
         std::env::var_os("XDG_DATA_HOME").map(PathBuf::from),
         std::env::var_os("HOME").map(PathBuf::from),
-    )
+    ))
 }
 
 /// The XDG data directory's `toolhost/focus_chain` (a relative `XDG_DATA_HOME` is ignored, as

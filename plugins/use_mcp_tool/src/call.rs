@@ -12,17 +12,12 @@ use crate::{format, hub, texts};
 /// How often a running request looks at the call's cancellation flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-/// The settings file: `mcp.settings_file`, else `~/.config/toolhost/cline_mcp_settings.json`.
-pub fn settings_file(ctx: &Ctx<'_>) -> PathBuf {
-    settings_file_from(ctx.setting::<String>("mcp.settings_file"))
-}
-
-/// The settings file given the `mcp.settings_file` setting, if set.
-pub fn settings_file_from(setting: Option<String>) -> PathBuf {
-    match setting {
-        Some(path) if !path.is_empty() => PathBuf::from(path),
-        _ => home().join(".config/toolhost/cline_mcp_settings.json"),
-    }
+/// The settings file: `mcp.settings_file`, else the first of Cline's own that exists
+/// ([`crate::locations`]). A configured file that does not exist is an error.
+pub fn settings_file(ctx: &Ctx<'_>) -> Result<PathBuf, ToolError> {
+    let setting = ctx.setting::<Value>(crate::locations::KEY);
+    crate::locations::settings_file(setting.as_ref())
+        .map_err(|message| ToolError::new(ToolErrorKind::UNAVAILABLE, message))
 }
 
 fn home() -> PathBuf {
@@ -104,7 +99,7 @@ pub fn use_mcp_tool(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
 /// A call of an MCP tool by its own name (`{server key}0mcp0{tool}`, see [`crate::native`]): the
 /// parameters are the tool's arguments, and the rest is `use_mcp_tool`'s flow, approval included.
 pub fn native_tool(call: &Call, ctx: &Ctx<'_>, key: &str, tool: &str) -> ToolResult {
-    let file = settings_file(ctx);
+    let file = settings_file(ctx)?;
     let servers = crate::settings::load(&file).unwrap_or_default();
     let server = crate::native::server_for_key(&servers, key);
     let arguments = call.params.as_map().clone();
@@ -121,7 +116,7 @@ fn run_tool(
     raw_arguments: Option<String>,
     arguments: Option<serde_json::Map<String, Value>>,
 ) -> ToolResult {
-    let file = settings_file(ctx);
+    let file = settings_file(ctx)?;
     let mut payload = json!({"type": "use_mcp_tool", "serverName": server, "toolName": tool});
     if let Some(raw) = &raw_arguments {
         payload["arguments"] = Value::String(raw.clone());
@@ -165,7 +160,7 @@ fn run_tool(
 pub fn access_mcp_resource(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
     let server = required(call, ctx, "server_name")?;
     let uri = required(call, ctx, "uri")?;
-    let file = settings_file(ctx);
+    let file = settings_file(ctx)?;
     let payload = json!({"type": "access_mcp_resource", "serverName": server, "uri": uri});
     approve(ctx, &call.name, &payload)?;
     ctx.say("mcp_server_request_started", "");
@@ -180,13 +175,12 @@ pub fn access_mcp_resource(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
 /// `load_mcp_documentation`.
 pub fn load_mcp_documentation(ctx: &Ctx<'_>) -> ToolResult {
     ctx.say("load_mcp_documentation", "");
-    let servers_dir = match ctx.setting::<String>("mcp.servers_dir") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => home().join("Documents/Cline/MCP"),
-    };
+    let servers_dir = ctx
+        .setting_path("mcp.servers_dir")?
+        .unwrap_or_else(|| home().join("Documents/Cline/MCP"));
     // As in Cline: the path is named even when it cannot be created.
     let _ = std::fs::create_dir_all(&servers_dir);
-    let file = settings_file(ctx);
+    let file = settings_file(ctx)?;
     let connected = hub::connected(&file);
     let connected = if connected.is_empty() {
         texts::NONE_RUNNING.to_string()

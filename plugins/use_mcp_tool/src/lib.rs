@@ -3,7 +3,8 @@
 //! writing a server). One handler serves the three names, branching on the name it was called by.
 //!
 //! The servers come from Cline's `cline_mcp_settings.json`, read unchanged ([`settings`]):
-//! setting `mcp.settings_file`, else `~/.config/toolhost/cline_mcp_settings.json`. The
+//! setting `mcp.settings_file`, else the first that exists of toolhost's own, the Cline CLI's
+//! and the VS Code extension's ([`locations`]). The
 //! [`hub`] starts each server on first use with rmcp's client (a stdio child, or a streamable
 //! HTTP or SSE connection), starts again one that exited or closed on the next call, and stops
 //! them all in the plugin's shutdown. Results are formatted as Cline does ([`format`]) and capped
@@ -30,6 +31,7 @@
 mod call;
 pub mod format;
 pub mod hub;
+pub mod locations;
 pub mod native;
 mod remote;
 pub mod settings;
@@ -107,7 +109,7 @@ impl Tool for McpTools {
 
     /// Every tool of every enabled server, each under its own name ([`native`]).
     fn dynamic_tools(&self, query: &DynamicToolsQuery) -> Result<Vec<ToolSpec>, ToolError> {
-        let file = settings_file(query);
+        let file = settings_file(query)?;
         tool_api::sdk::runtime::block_on(native::specs(&file, query))
             .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
     }
@@ -126,7 +128,7 @@ impl Tool for McpTools {
             ));
         }
         let query: DynamicToolsQuery = serde_json::from_value(payload.clone()).unwrap_or_default();
-        let file = settings_file(&query);
+        let file = settings_file(&query)?;
         let servers = tool_api::sdk::runtime::block_on(hub::servers(&file))
             .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?
             .map_err(|e| ToolError::new(ToolErrorKind::FAILED, e))?;
@@ -134,14 +136,10 @@ impl Tool for McpTools {
     }
 }
 
-/// The MCP settings file a query's settings name.
-fn settings_file(query: &DynamicToolsQuery) -> std::path::PathBuf {
-    call::settings_file_from(
-        query
-            .setting("mcp.settings_file")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_string),
-    )
+/// The MCP settings file of a query's settings ([`locations`]).
+fn settings_file(query: &DynamicToolsQuery) -> Result<std::path::PathBuf, ToolError> {
+    locations::settings_file(query.setting(locations::KEY))
+        .map_err(|message| ToolError::new(ToolErrorKind::UNAVAILABLE, message))
 }
 
 tool_api::submit_tool!(McpTools);

@@ -4,7 +4,8 @@
 //! Skills are looked for, in this order, in the workspace's `.clinerules/skills`,
 //! `.cline/skills`, `.claude/skills` and `.agents/skills`, then in `~/.cline/skills` and
 //! `~/.agents/skills`; on a name clash the later one wins (global over project), as in Cline.
-//! Settings: `skills.global_dirs` (a list of directories) replaces the two global directories;
+//! Settings: `skills.global_dirs` (a list of directories, `~` and `${env:NAME}` expanded)
+//! replaces the two global directories;
 //! `skills.disabled` (a list of skill names or `SKILL.md` paths) turns skills off, as Cline's
 //! skill toggles do. Cline's remote (enterprise) skills have no counterpart here.
 //!
@@ -15,7 +16,7 @@
 
 mod skills;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 use tool_api::sdk::prelude::*;
@@ -66,7 +67,10 @@ impl Tool for UseSkill {
         let Some(name) = call.params.string("skill_name").filter(|n| !n.is_empty()) else {
             return Ok(ToolContent::text(MISSING_NAME));
         };
-        let available = available_skills(Path::new(&call.task.cwd), ctx);
+        let available = match available_skills(Path::new(&call.task.cwd), ctx) {
+            Ok(available) => available,
+            Err(message) => return Ok(ToolContent::text(format!("Error: {message}"))),
+        };
         if available.is_empty() {
             return Ok(ToolContent::text(NO_SKILLS));
         }
@@ -105,9 +109,10 @@ fn skill_message(name: &str) -> String {
 }
 
 /// The skills the model may load: discovered, resolved by name, minus the disabled ones.
-fn available_skills(cwd: &Path, ctx: &Ctx<'_>) -> Vec<Skill> {
-    let global = ctx
-        .setting::<Vec<PathBuf>>("skills.global_dirs")
+fn available_skills(cwd: &Path, ctx: &Ctx<'_>) -> Result<Vec<Skill>, String> {
+    // `~` and `${env:NAME}` expanded as in every path setting.
+    let configured = ctx.setting::<serde_json::Value>("skills.global_dirs");
+    let global = tool_api::sdk::paths::setting_paths("skills.global_dirs", configured.as_ref())?
         .unwrap_or_else(|| {
             // Cline uses the home directory (Node's `os.homedir()`, which is $HOME on Unix).
             std::env::var_os("HOME")
@@ -117,14 +122,14 @@ fn available_skills(cwd: &Path, ctx: &Ctx<'_>) -> Vec<Skill> {
     let mut dirs = skills::project_dirs(cwd);
     dirs.extend(global);
     let disabled: Vec<String> = ctx.setting("skills.disabled").unwrap_or_default();
-    skills::resolve(skills::discover(&dirs))
+    Ok(skills::resolve(skills::discover(&dirs))
         .into_iter()
         .filter(|s| {
             !disabled
                 .iter()
                 .any(|d| *d == s.name || Path::new(d) == s.path)
         })
-        .collect()
+        .collect())
 }
 
 /// The result for a loaded skill.

@@ -244,6 +244,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A path-valued setting with `~` and `${env:NAME}` expanded ([`super::paths`]): `None`
+    /// when it is not set. A value that cannot be expanded is an error naming the key (kind
+    /// `UNAVAILABLE`: the settings' problem, not the model's).
+    pub fn setting_path(&self, key: &str) -> Result<Option<std::path::PathBuf>, ToolError> {
+        let value = self.setting::<serde_json::Value>(key);
+        super::paths::setting_path(key, value.as_ref())
+            .map_err(|message| ToolError::new(ToolErrorKind::UNAVAILABLE, message))
+    }
+
     /// Logs at error level through the host.
     pub fn log_error(&self, message: &str) {
         self.host

@@ -26,6 +26,7 @@ pub mod files;
 mod guard;
 pub mod js;
 mod params;
+pub mod paths;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 mod spec;

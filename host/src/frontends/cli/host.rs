@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::plugins::bundle::Opened;
-use crate::plugins::discovery::plugin_dirs;
+use crate::plugins::discovery::{plugin_dirs, searched};
 use crate::plugins::isolation::{Isolation, Placement};
 use crate::policy::{ApprovalMode, CommandPermissions, Workspace};
 use crate::settings::Settings;
-use crate::ui::{HeadlessUi, TerminalUi, Ui};
+use crate::ui::{StderrUi, TerminalUi, Ui};
 use crate::{Host, HostConfig};
 
 pub(super) fn open_workspace(cwd: Option<&Path>) -> Result<Workspace, String> {
@@ -26,7 +26,7 @@ pub(super) fn build_host(
 ) -> Result<Arc<Host>, String> {
     let ui: Box<dyn Ui> = match approval {
         ApprovalMode::Ask => Box::new(TerminalUi),
-        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => Box::new(HeadlessUi),
+        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => Box::new(StderrUi),
     };
     build_host_with_ui(plugins, settings, cwd, approval, ui)
 }
@@ -56,6 +56,8 @@ pub(super) fn build_host_with_ui(
 #[derive(Default)]
 pub(super) struct PluginSource {
     dirs: Vec<PathBuf>,
+    /// The `--plugins` directories given (for saying where plugins were looked for).
+    explicit: Vec<PathBuf>,
     bundle: Option<Opened>,
     /// The bundle's command permissions, else `CLINE_COMMAND_PERMISSIONS`'s.
     command_permissions: CommandPermissions,
@@ -83,6 +85,7 @@ impl PluginSource {
             (None, None) => {
                 return Ok(Self {
                     dirs: plugin_dirs(plugins),
+                    explicit: plugins.to_vec(),
                     bundle: None,
                     command_permissions: CommandPermissions::from_env(),
                     isolation,
@@ -94,6 +97,7 @@ impl PluginSource {
             .unwrap_or_else(CommandPermissions::from_env);
         Ok(Self {
             dirs: Vec::new(),
+            explicit: Vec::new(),
             bundle: Some(bundle),
             command_permissions,
             isolation,
@@ -157,16 +161,41 @@ pub(super) fn approval_mode(yes: bool) -> ApprovalMode {
 }
 
 /// The host of a long-running frontend: with `--watch`, one that loads private copies and
-/// swaps in replaced libraries.
+/// swaps in replaced libraries. A host without any plugin is refused: a server with nothing
+/// to serve would look to its client like one that works. `ui` is the frontend's.
 pub(super) fn serving_host(
     plugins: &PluginSource,
     settings: Option<&Path>,
     cwd: Option<&Path>,
     approval: ApprovalMode,
     hot_swap: &crate::frontends::HotSwapArgs,
+    ui: Box<dyn Ui>,
+) -> Result<Arc<Host>, String> {
+    let host = loaded_serving_host(plugins, settings, cwd, approval, hot_swap, ui)?;
+    let registry = host.registry();
+    if registry.tools().next().is_none() && registry.dynamic_handlers().is_empty() {
+        return Err(match &plugins.bundle {
+            Some(_) => "the bundle admitted no plugin, so there is no tool to serve".to_string(),
+            None => format!(
+                "no plugin was found {}, so there is no tool to serve; pass --plugins DIR or set \
+                 TOOLHOST_PLUGIN_PATH",
+                searched(&plugins.explicit)
+            ),
+        });
+    }
+    Ok(host)
+}
+
+fn loaded_serving_host(
+    plugins: &PluginSource,
+    settings: Option<&Path>,
+    cwd: Option<&Path>,
+    approval: ApprovalMode,
+    hot_swap: &crate::frontends::HotSwapArgs,
+    ui: Box<dyn Ui>,
 ) -> Result<Arc<Host>, String> {
     if !hot_swap.watch {
-        return build_host(plugins, settings, cwd, approval);
+        return build_host_with_ui(plugins, settings, cwd, approval, ui);
     }
     if plugins.bundle.is_some() {
         return Err(
@@ -180,7 +209,7 @@ pub(super) fn serving_host(
         settings: Settings::load(settings).map_err(|e| e.to_string())?,
         approval,
         command_permissions: plugins.command_permissions.clone(),
-        ui: Box::new(HeadlessUi),
+        ui,
         task_id: new_task_id(),
         placement: plugins.placement(),
     });

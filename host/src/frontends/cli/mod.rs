@@ -262,8 +262,15 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Serve(args) => run::serve(&plugins, cli.settings.as_deref(), args),
         Command::Mcp(mut args) => {
             let hot_swap = std::mem::take(&mut args.hot_swap);
-            crate::frontends::mcp::run(args, |cwd, approval| {
-                serving_host(&plugins, cli.settings.as_deref(), cwd, approval, &hot_swap)
+            crate::frontends::mcp::run(args, |cwd, approval, ui| {
+                serving_host(
+                    &plugins,
+                    cli.settings.as_deref(),
+                    cwd,
+                    approval,
+                    &hot_swap,
+                    ui,
+                )
             })
         }
         Command::Schema { format } => {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::host::{approval_mode, build_host, build_host_with_ui, serving_host, PluginSource};
 use super::{CallArgs, ReplayArgs, ServeArgs};
 use crate::policy::ApprovalMode;
-use crate::ui::{TerminalUi, Ui};
+use crate::ui::{StderrUi, TerminalUi, Ui};
 
 pub(super) fn call(
     plugins: &PluginSource,
@@ -92,6 +92,7 @@ pub(super) fn serve(
             args.cwd.as_deref(),
             approval,
             &args.hot_swap,
+            Box::new(StderrUi),
         )
     })?;
     host.registry().shutdown();

@@ -19,15 +19,19 @@ pub struct WorkerLimits {
 }
 
 impl WorkerLimits {
-    /// Sets the limits on the calling process.
+    /// Sets the limits on the calling process. A limit never rises above the one the process
+    /// already has (only a privileged process could raise its hard limit).
     pub fn apply(&self) -> std::io::Result<()> {
-        use rustix::process::{setrlimit, Resource, Rlimit};
+        use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
         for (resource, value) in [
             (Resource::As, self.memory_bytes),
             (Resource::Cpu, self.cpu_secs),
             (Resource::Nofile, self.open_files),
         ] {
-            if let Some(value) = value {
+            if let Some(wanted) = value {
+                let value = getrlimit(resource)
+                    .maximum
+                    .map_or(wanted, |hard| wanted.min(hard));
                 setrlimit(
                     resource,
                     Rlimit {

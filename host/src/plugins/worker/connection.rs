@@ -245,13 +245,15 @@ impl Connection {
     }
 
     /// Runs `op` of handler `handler` for `call`, answering its service requests with
-    /// `services`.
+    /// `services`; past `deadline` the call is cancelled, and its worker stopped when it does
+    /// not end within [`CANCEL_GRACE`].
     pub fn call(
         &self,
         handler: usize,
         op: Op,
         call: &CallData<'_>,
         services: Option<&dyn CallServices>,
+        deadline: Option<Instant>,
     ) -> Result<Value, Interrupted> {
         let (id, incoming) = self.register().map_err(Interrupted::Ended)?;
         let request = ToWorker::Call {
@@ -262,9 +264,9 @@ impl Connection {
         };
         if self.send(&request).is_err() {
             // The reader sees the worker end and says how.
-            return self.wait(id, &incoming, None);
+            return self.wait(id, &incoming, None, None);
         }
-        self.wait(id, &incoming, services)
+        self.wait(id, &incoming, services, deadline)
     }
 
     /// Sends the handler extension `method`.
@@ -282,20 +284,36 @@ impl Connection {
             payload: payload.clone(),
         };
         let _ = self.send(&request);
-        self.wait(id, &incoming, None)
+        self.wait(id, &incoming, None, None)
     }
 
-    /// Waits for request `id`'s result, serving its service requests; a cancelled call that
-    /// does not end within [`CANCEL_GRACE`] stops the worker.
+    /// Waits for request `id`'s result, serving its service requests; a call cancelled (or
+    /// past `deadline`) that does not end within [`CANCEL_GRACE`] stops the worker.
     fn wait(
         &self,
         id: u64,
         incoming: &Receiver<Incoming>,
         services: Option<&dyn CallServices>,
+        deadline: Option<Instant>,
     ) -> Result<Value, Interrupted> {
         let mut cancelled_at: Option<Instant> = None;
+        let mut timed_out = false;
         loop {
-            match incoming.recv_timeout(CANCEL_POLL) {
+            let now = Instant::now();
+            if !timed_out && deadline.is_some_and(|d| now >= d) {
+                timed_out = true;
+                if cancelled_at.is_none() {
+                    cancelled_at = Some(now);
+                    let _ = self.send(&ToWorker::Cancel { id });
+                }
+            }
+            let poll = deadline.filter(|_| !timed_out).map_or(CANCEL_POLL, |d| {
+                CANCEL_POLL.min(d.saturating_duration_since(now))
+            });
+            match incoming.recv_timeout(poll) {
+                Ok(Incoming::Done(_) | Incoming::Ended(_)) if timed_out => {
+                    return Err(Interrupted::TimedOut)
+                }
                 Ok(Incoming::Done(result)) => return result.map_err(Interrupted::Failed),
                 Ok(Incoming::Ended(ending)) => return Err(Interrupted::Ended(ending)),
                 Ok(Incoming::Service {
@@ -313,6 +331,7 @@ impl Connection {
                 Err(RecvTimeoutError::Timeout) => {
                     let Some(services) = services else { continue };
                     match cancelled_at {
+                        None if timed_out => {}
                         None if services.is_cancelled() => {
                             cancelled_at = Some(Instant::now());
                             let _ = self.send(&ToWorker::Cancel { id });
@@ -424,6 +443,8 @@ pub enum Interrupted {
     Failed(WireError),
     /// The worker ended first.
     Ended(Ending),
+    /// The call ran past its deadline (and was cancelled, or its worker stopped).
+    TimedOut,
 }
 
 /// The error a call gets when its worker ended.

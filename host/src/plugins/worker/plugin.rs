@@ -21,7 +21,7 @@ use super::process::Launch;
 use super::protocol::Op;
 use crate::plugins::abi::library::Manifest;
 use crate::plugins::error::LoadError;
-use crate::plugins::handler::{CallData, CallServices, HandlerApi, OpenedPlugin};
+use crate::plugins::handler::{Bounded, CallData, CallServices, HandlerApi, OpenedPlugin};
 use crate::plugins::loader::private_copy;
 
 /// Crashes within [`CRASH_WINDOW`] that disable a plugin.
@@ -264,21 +264,52 @@ impl WorkerHandler {
         call: &CallData<'_>,
         services: Option<&dyn CallServices>,
     ) -> Result<Value, ToolError> {
-        let connection = self.shared.connection()?;
-        match connection.call(self.index, op, call, services) {
-            Ok(value) => Ok(value),
-            Err(Interrupted::Failed(error)) => {
-                let error = ToolError::from(error);
-                if error.kind == ToolErrorKind::PANIC {
-                    Err(self.shared.panicked(&connection, error))
-                } else {
-                    Err(error)
+        self.request_until(op, call, services, None)
+            .unwrap_or_else(|| Err(ToolError::new(ToolErrorKind::TIMEOUT, "timed out")))
+    }
+
+    /// A request; `None` when it ran past `deadline`.
+    fn request_until(
+        &self,
+        op: Op,
+        call: &CallData<'_>,
+        services: Option<&dyn CallServices>,
+        deadline: Option<Instant>,
+    ) -> Option<Result<Value, ToolError>> {
+        let connection = match self.shared.connection() {
+            Ok(connection) => connection,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(
+            match connection.call(self.index, op, call, services, deadline) {
+                Ok(value) => Ok(value),
+                Err(Interrupted::Failed(error)) => {
+                    let error = ToolError::from(error);
+                    if error.kind == ToolErrorKind::PANIC {
+                        Err(self.shared.panicked(&connection, error))
+                    } else {
+                        Err(error)
+                    }
                 }
-            }
-            Err(Interrupted::Ended(ending)) => {
-                Err(ended_error(&self.shared.name, call.tool_name, &ending))
-            }
-        }
+                Err(Interrupted::Ended(ending)) => {
+                    Err(ended_error(&self.shared.name, call.tool_name, &ending))
+                }
+                Err(Interrupted::TimedOut) => return None,
+            },
+        )
+    }
+
+    /// An execute answer: the content and the description.
+    fn described(
+        answer: Result<Value, ToolError>,
+    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+        let mut answer = match answer {
+            Ok(answer) => answer,
+            Err(e) => return (Err(e), None),
+        };
+        let description = answer["description"].as_str().map(str::to_string);
+        let content = serde_json::from_value(answer["content"].take()).map_err(|e| malformed(&e));
+        (content, description)
     }
 }
 
@@ -322,13 +353,25 @@ impl HandlerApi for WorkerHandler {
         call: &CallData<'_>,
         services: &dyn CallServices,
     ) -> (Result<ToolContent, ToolError>, Option<String>) {
-        let mut answer = match self.request(Op::Execute, call, Some(services)) {
-            Ok(answer) => answer,
-            Err(e) => return (Err(e), None),
-        };
-        let description = answer["description"].as_str().map(str::to_string);
-        let content = serde_json::from_value(answer["content"].take()).map_err(|e| malformed(&e));
-        (content, description)
+        Self::described(self.request(Op::Execute, call, Some(services)))
+    }
+
+    fn execute_bounded(
+        &self,
+        call: &CallData<'_>,
+        services: &dyn CallServices,
+        timeout: Duration,
+    ) -> Option<Bounded> {
+        let deadline = Instant::now() + timeout;
+        Some(
+            match self.request_until(Op::Execute, call, Some(services), Some(deadline)) {
+                None => Bounded::TimedOut,
+                Some(answer) => {
+                    let (result, description) = Self::described(answer);
+                    Bounded::Ended(result, description)
+                }
+            },
+        )
     }
 
     fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError> {
@@ -363,5 +406,6 @@ fn interrupted(plugin: &str, what: &str, error: Interrupted) -> ToolError {
     match error {
         Interrupted::Failed(error) => error.into(),
         Interrupted::Ended(ending) => ended_error(plugin, what, &ending),
+        Interrupted::TimedOut => ToolError::new(ToolErrorKind::TIMEOUT, "timed out"),
     }
 }

@@ -6,15 +6,15 @@
 //! channel off standard input, ties its life to the host's (`PR_SET_PDEATHSIG`, and a check
 //! that the host is still its parent), sets its resource limits and applies its sandbox. Then
 //! it opens the library, reports the manifest and the specs ([`FromWorker::Ready`]), and serves
-//! requests: each call on a thread of its own, host services as requests back to the host,
-//! cancellation answered locally.
+//! requests: each call on the thread that read it, host services as requests back to the
+//! host, cancellation answered locally.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -26,7 +26,6 @@ use tool_api::model::{ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, 
 
 use super::config::WorkerConfig;
 use super::protocol::{read_frame, write_frame, FromWorker, Op, ServiceRequest, ToWorker};
-use crate::call::Workers;
 use crate::plugins::error::LoadError;
 use crate::plugins::handler::{refused_verdict, Cancellation, HandlerApi, OpenedPlugin};
 use crate::plugins::{loader, CallServices};
@@ -111,11 +110,72 @@ fn prepare(config: &WorkerConfig) -> Result<(), LoadError> {
     config.apply_sandbox().map_err(LoadError::Worker)
 }
 
-/// Reads requests until the host closes the channel or asks the worker to stop.
+/// The request loop's shared state: the channel's reading end, taken in turns.
+///
+/// Every thread of the worker reads the next request itself (holding `input`), lets go of the
+/// channel, and handles what it read: a call runs on the thread that read it, so no handoff
+/// to another thread stands between a request and its work; the next idle thread (queued on
+/// `input`) reads on meanwhile. A thread that is about to run a call with no other thread
+/// queued starts one first, so a request (and the answers to the running calls' service
+/// requests) is always being read.
+struct Serving {
+    input: Mutex<BufReader<UnixStream>>,
+    /// Threads waiting to read (queued on `input`).
+    queued: AtomicUsize,
+    link: Arc<Link>,
+    plugin: Arc<dyn OpenedPlugin>,
+}
+
+/// Reads and serves requests until the host closes the channel or asks the worker to stop.
 fn serve(link: &Arc<Link>, plugin: &Arc<dyn OpenedPlugin>, channel: UnixStream) {
-    let threads = Workers::default();
-    let mut input = BufReader::new(channel);
-    while let Ok(Some(message)) = read_frame::<ToWorker>(&mut input) {
+    let serving = Arc::new(Serving {
+        input: Mutex::new(BufReader::new(channel)),
+        queued: AtomicUsize::new(0),
+        link: link.clone(),
+        plugin: plugin.clone(),
+    });
+    serving.take_turns();
+}
+
+impl Serving {
+    /// Reads a request and handles it, again and again; returns at the end of the channel.
+    fn take_turns(self: &Arc<Self>) {
+        loop {
+            self.queued.fetch_add(1, Ordering::SeqCst);
+            let message = {
+                let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
+                self.queued.fetch_sub(1, Ordering::SeqCst);
+                read_frame::<ToWorker>(&mut *input)
+            };
+            match message {
+                Ok(Some(ToWorker::Shutdown)) | Ok(None) | Err(_) => return,
+                Ok(Some(message)) => self.handle(message),
+            }
+        }
+    }
+
+    /// Makes sure another thread reads while this one works.
+    fn keep_reading(self: &Arc<Self>) {
+        if self.queued.load(Ordering::SeqCst) > 0 {
+            return;
+        }
+        let serving = self.clone();
+        let started = std::thread::Builder::new()
+            .name("worker-call".into())
+            .spawn(move || {
+                serving.take_turns();
+                // The channel ended on this thread: the host is gone or asked to stop.
+                serving.plugin.shutdown();
+                std::process::exit(0);
+            });
+        if let Err(e) = started {
+            eprintln!("toolhost plugin worker: cannot start a call thread: {e}");
+            std::process::exit(1);
+        }
+    }
+
+    fn handle(self: &Arc<Self>, message: ToWorker) {
+        let link = &self.link;
         match message {
             ToWorker::Call {
                 id,
@@ -125,20 +185,18 @@ fn serve(link: &Arc<Link>, plugin: &Arc<dyn OpenedPlugin>, channel: UnixStream) 
             } => {
                 let cancellation = Arc::new(Cancellation::default());
                 link.calls().insert(id, cancellation.clone());
-                let handler = plugin.handlers().get(handler).cloned();
-                let link = link.clone();
-                run(&threads, move || {
-                    let services = RemoteServices {
-                        link: link.clone(),
-                        call: id,
-                        cancellation,
-                    };
-                    let result = perform(handler.as_deref(), op, &call.data(), &services);
-                    link.calls().remove(&id);
-                    link.send(&FromWorker::Done {
-                        id,
-                        result: result.map_err(|e| (&e).into()),
-                    });
+                self.keep_reading();
+                let services = RemoteServices {
+                    link: link.clone(),
+                    call: id,
+                    cancellation,
+                };
+                let handler = self.plugin.handlers().get(handler).cloned();
+                let result = perform(handler.as_deref(), op, &call.data(), &services);
+                link.calls().remove(&id);
+                link.send(&FromWorker::Done {
+                    id,
+                    result: result.map_err(|e| (&e).into()),
                 });
             }
             ToWorker::Extension {
@@ -147,17 +205,14 @@ fn serve(link: &Arc<Link>, plugin: &Arc<dyn OpenedPlugin>, channel: UnixStream) 
                 method,
                 payload,
             } => {
-                let handler = plugin.handlers().get(handler).cloned();
-                let link = link.clone();
-                run(&threads, move || {
-                    let result = match handler {
-                        Some(handler) => handler.extension(&method, &payload),
-                        None => Err(no_handler()),
-                    };
-                    link.send(&FromWorker::Done {
-                        id,
-                        result: result.map_err(|e| (&e).into()),
-                    });
+                self.keep_reading();
+                let result = match self.plugin.handlers().get(handler) {
+                    Some(handler) => handler.extension(&method, &payload),
+                    None => Err(no_handler()),
+                };
+                link.send(&FromWorker::Done {
+                    id,
+                    result: result.map_err(|e| (&e).into()),
                 });
             }
             ToWorker::Reply { id, answer } => {
@@ -175,17 +230,8 @@ fn serve(link: &Arc<Link>, plugin: &Arc<dyn OpenedPlugin>, channel: UnixStream) 
                     cancellation.cancel();
                 }
             }
-            ToWorker::Shutdown => break,
+            ToWorker::Shutdown => {}
         }
-    }
-}
-
-/// Runs `job` on a call thread; a thread that cannot start is a worker that cannot go on.
-fn run(threads: &Workers, job: impl FnOnce() + Send + 'static) {
-    let (done, _) = mpsc::sync_channel(1);
-    if let Err(e) = threads.run(job, done) {
-        eprintln!("toolhost plugin worker: cannot start a call thread: {e}");
-        std::process::exit(1);
     }
 }
 

@@ -2,10 +2,9 @@
 //! this code, for every plugin that calls a model (use_subagents, generate_explanation). Each
 //! plugin decides which keys it needs and how to say that they are missing.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::settings::{nonblank_string, positive_int, string};
+use crate::settings::{positive_int, string};
 use crate::{ConfigError, NetSettings, ProxySetting, SettingSource};
 
 /// The time one model request may take when `llm.timeout_ms` is not set (a non-streamed answer
@@ -95,7 +94,7 @@ impl LlmSection {
             net: NetSettings {
                 timeout: Duration::from_millis(timeout_ms),
                 proxy,
-                ca_file: nonblank_string(source, "llm.ca_file")?.map(PathBuf::from),
+                ca_file: crate::settings::path(source, "llm.ca_file")?,
             },
         })
     }

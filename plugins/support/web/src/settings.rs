@@ -78,6 +78,15 @@ pub fn nonblank_string(
     }
 }
 
+/// A path (a file to read, say): blank is an error as for [`nonblank_string`]; `~` and
+/// `${env:NAME}` are expanded as in every path setting ([`tool_api::sdk::paths`]).
+pub fn path(source: &dyn SettingSource, key: &str) -> Result<Option<PathBuf>, ConfigError> {
+    let Some(text) = nonblank_string(source, key)? else {
+        return Ok(None);
+    };
+    tool_api::sdk::paths::setting_path(key, Some(&Value::String(text))).map_err(ConfigError)
+}
+
 /// A whole number greater than zero; `None` when unset.
 pub fn positive_int(source: &dyn SettingSource, key: &str) -> Result<Option<u64>, ConfigError> {
     match source.value(key) {
@@ -133,7 +142,7 @@ impl NetSettings {
                 no_proxy,
             },
         };
-        let ca_file = nonblank_string(source, "web.ca_file")?.map(PathBuf::from);
+        let ca_file = path(source, "web.ca_file")?;
         Ok(Self {
             timeout: Duration::from_millis(timeout_ms),
             proxy,
