@@ -34,6 +34,9 @@
 pub(crate) mod agent;
 pub(crate) mod call;
 pub(crate) mod frontends;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod hooks;
 pub(crate) mod known_tools;
 pub(crate) mod plugins;

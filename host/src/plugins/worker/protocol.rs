@@ -279,8 +279,16 @@ pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> io::Re
             format!("a frame of {length} bytes is over the limit"),
         ));
     }
-    let mut body = vec![0u8; length];
-    input.read_exact(&mut body)?;
+    // What arrived, not what the length claims: a worker announcing a large frame and sending
+    // nothing costs no memory.
+    let mut body = Vec::new();
+    (&mut *input).take(length as u64).read_to_end(&mut body)?;
+    if body.len() < length {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("a frame of {length} bytes ended after {}", body.len()),
+        ));
+    }
     serde_json::from_slice(&body)
         .map(Some)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
