@@ -11,7 +11,7 @@
 //! - `bench [NAME]`: benchmarks, printed as ratios against a baseline run side by side.
 //! - `fuzz [--time SECONDS] [--runs N] [TARGET...]`: every fuzz target of `fuzz/` (see
 //!   [`fuzz`]).
-//! - `soak [--calls N] [--debug]`: mixed calls over `toolhost mcp` and `serve`, resources sampled (see
+//! - `soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt]`: mixed calls over `toolhost mcp` and `serve`, resources sampled (see
 //!   [`soak`]).
 //! - `new-plugin NAME [--dir PATH]`: a standalone plugin crate to start from.
 //! - `bundle --manifest FILE [--out DIR] [--key KEY]`: a curated bundle from the release build.
@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         Some("soak") => soak::run(&args[1..]),
         Some("bundle") => bundle::run(&args[1..]).map(|dir| println!("{}", dir.display())),
         _ => {
-            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | install [--prefix DIR] | test | tidy | bench [NAME] | fuzz [--time SECONDS] [--runs N] [TARGET...] | soak [--calls N] [--debug] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | install [--prefix DIR] | test | tidy | bench [NAME] | fuzz [--time SECONDS] [--runs N] [TARGET...] | soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
             return ExitCode::from(2);
         }
     };

@@ -1,4 +1,4 @@
-//! `cargo xtask soak [--calls N] [--debug]`: mixed tool calls (read, write, replace, apply_patch, list,
+//! `cargo xtask soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt]`: mixed tool calls (read, write, replace, apply_patch, list,
 //! search, execute) over `toolhost mcp` with 16 requests in flight, then over `toolhost serve`
 //! (16 lines in flight; serve answers them in order), against the release build. While it
 //! runs, the server's resident memory, open file descriptors, threads and child processes are
@@ -51,10 +51,13 @@ const COUNT_SLOPE_LIMIT: f64 = 0.5;
 /// Files of each kind in the workspace (a call of a kind cycles through them).
 const FILES: usize = 64;
 
-/// `cargo xtask soak [--calls N] [--debug]`: over the release build, or the debug build.
+/// `cargo xtask soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt]`: over the release
+/// build, or the debug build; `--prebuilt` runs what is built without building first.
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut calls = 100_000;
     let mut debug = false;
+    let mut prebuilt = false;
+    let mut frontends = vec![Frontend::Mcp, Frontend::Serve];
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -65,21 +68,39 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     .ok_or("--calls needs a number")?;
             }
             "--debug" => debug = true,
-            _ => return Err("usage: cargo xtask soak [--calls N] [--debug]".to_string()),
+            "--prebuilt" => prebuilt = true,
+            "--only" => {
+                frontends = match args.next().map(String::as_str) {
+                    Some("mcp") => vec![Frontend::Mcp],
+                    Some("serve") => vec![Frontend::Serve],
+                    _ => return Err("--only needs mcp or serve".to_string()),
+                }
+            }
+            _ => return Err(USAGE.to_string()),
         }
     }
-    if debug {
-        let dir = build::stage(build::Profile::Dev)?;
-        return soak(&dir.join("toolhost"), &dir.join("plugins"), calls, "debug");
-    }
-    let dist = build::dist()?;
-    soak(
-        &dist.join("bin/toolhost"),
-        &dist.join("plugins"),
-        calls,
-        "release",
-    )
+    let (toolhost, plugins, profile) = match (debug, prebuilt) {
+        (true, true) => {
+            let dir = target_dir().join("debug");
+            (dir.join("toolhost"), dir.join("plugins"), "debug")
+        }
+        (true, false) => {
+            let dir = build::stage(build::Profile::Dev)?;
+            (dir.join("toolhost"), dir.join("plugins"), "debug")
+        }
+        (false, prebuilt) => {
+            let dist = if prebuilt {
+                target_dir().join("dist")
+            } else {
+                build::dist()?
+            };
+            (dist.join("bin/toolhost"), dist.join("plugins"), "release")
+        }
+    };
+    soak(&toolhost, &plugins, calls, profile, &frontends)
 }
+
+const USAGE: &str = "usage: cargo xtask soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt]";
 
 /// The short soak of `cargo xtask test`: [`SHORT_CALLS`] per frontend over the debug build
 /// that `build::stage` made; failed calls fail it, the slopes are only shown.
@@ -90,13 +111,20 @@ pub fn short() -> Result<(), String> {
         &debug.join("plugins"),
         SHORT_CALLS,
         "debug",
+        &[Frontend::Mcp, Frontend::Serve],
     )
 }
 
-fn soak(toolhost: &Path, plugins: &Path, calls: usize, profile: &str) -> Result<(), String> {
+fn soak(
+    toolhost: &Path,
+    plugins: &Path,
+    calls: usize,
+    profile: &str,
+    frontends: &[Frontend],
+) -> Result<(), String> {
     let mut reports = Vec::new();
     let mut problems = Vec::new();
-    for frontend in [Frontend::Mcp, Frontend::Serve] {
+    for &frontend in frontends {
         let report = soak_one(toolhost, plugins, calls, frontend)?;
         print_report(&report, profile);
         problems.extend(
@@ -480,7 +508,7 @@ fn report(
         "first": first.map(sample_json),
         "last": last.map(sample_json),
         "max": {"rss_kib": max(|s| s.rss_kib), "fds": max(|s| s.fds), "threads": max(|s| s.threads), "children": max(|s| s.children)},
-        "samples": samples.len(),
+        "samples": samples.iter().copied().map(sample_json).collect::<Vec<_>>(),
         "problems": problems,
     })
 }

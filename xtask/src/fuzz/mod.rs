@@ -7,7 +7,8 @@
 //! - Executions, crashes and timeouts per target are printed and written to
 //!   `target/fuzz/latest.json`; an input that crashes or times out is kept under
 //!   `target/fuzz/artifacts/<target>/` and the run fails. Such an input becomes a regression
-//!   test of the normal suite (`tests/e2e/fuzz_regressions.rs`).
+//!   test of the normal suite, beside the code it broke (a unit test naming the target that
+//!   found it).
 //! - Sanitizers are off (`-s none`): the code under test is safe Rust, where what a fuzzer
 //!   finds is a panic, a hang or a broken invariant; AddressSanitizer would halve the
 //!   executions for nothing it could add. Debug assertions (and overflow checks) are on.

@@ -316,6 +316,29 @@ mod tests {
         Ok(())
     }
 
+    /// Found by the `worker_frames` fuzz target: `99E91` was read as 9.900000000000001e92,
+    /// written so, and read back as 9.9e92: a result's number changed on its way to the host.
+    #[test]
+    fn numbers_cross_the_channel_unchanged() -> io::Result<()> {
+        let body =
+            br#"{"t":"done","id":1,"result":{"Ok":{"n":[49959999,99E91,99E9,9.199,0.1,1e-300]}}}"#;
+        let mut frame = (body.len() as u32).to_le_bytes().to_vec();
+        frame.extend_from_slice(body);
+        let first: FromWorker =
+            read_frame(&mut frame.as_slice())?.ok_or(io::ErrorKind::UnexpectedEof)?;
+        let mut again = Vec::new();
+        write_frame(&mut again, &first)?;
+        let second: FromWorker =
+            read_frame(&mut again.as_slice())?.ok_or(io::ErrorKind::UnexpectedEof)?;
+        let value = |m: &FromWorker| serde_json::to_value(m).map_err(io::Error::other);
+        assert_eq!(value(&first)?, value(&second)?);
+        assert_eq!(
+            value(&first)?["result"]["Ok"]["n"][1],
+            serde_json::json!(9.9e92)
+        );
+        Ok(())
+    }
+
     #[test]
     fn an_oversized_or_cut_frame_is_an_error() {
         let mut huge = (u32::MAX).to_le_bytes().to_vec();
