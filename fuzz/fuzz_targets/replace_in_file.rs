@@ -64,7 +64,8 @@ fn exact_single_block(original: &str, search: &str, replace: &str) {
     let Some(first) = original.find(&block) else {
         return;
     };
-    if original[first + 1..].contains(&block) {
+    let after_first = first + original[first..].chars().next().map_or(1, char::len_utf8);
+    if original[after_first..].contains(&block) {
         return;
     }
     let replacement = if replace.is_empty() {

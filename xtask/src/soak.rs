@@ -487,7 +487,8 @@ fn report(
         ("children", COUNT_SLOPE_LIMIT),
     ] {
         let value = slopes[name].as_f64().unwrap_or(f64::NAN);
-        if calls >= CALLS_FOR_SLOPES && !(value <= limit) {
+        // A NaN slope (no samples) counts as growing.
+        if calls >= CALLS_FOR_SLOPES && (value.is_nan() || value > limit) {
             problems.push(format!(
                 "{name} grows {value:.2} per 10,000 calls (limit {limit})"
             ));

@@ -294,9 +294,9 @@ fn artifact_names(dir: &Path) -> Vec<String> {
 /// A number of libFuzzer's final statistics (`stat::name: N`).
 fn stat(log: &str, name: &str) -> Option<u64> {
     log.lines()
+        .rev()
         .filter_map(|line| line.strip_prefix(name))
-        .filter_map(|rest| rest.trim_start_matches(':').trim().parse().ok())
-        .last()
+        .find_map(|rest| rest.trim_start_matches(':').trim().parse().ok())
 }
 
 /// The host's target triple, where cargo-fuzz puts its binaries.
