@@ -242,7 +242,7 @@ fn worker_frames() -> Vec<Vec<u8>> {
             0,
             &[
                 json!({"t": "call", "id": 1, "handler": 0, "op": "execute", "call": call}),
-                json!({"t": "extension", "id": 2, "handler": 0, "method": "dynamic_tools", "payload": {}}),
+                json!({"t": "extension", "id": 2, "handler": 0, "method": "specs", "payload": {}}),
                 json!({"t": "reply", "id": 3, "answer": {"Ok": {"approved": true}}}),
                 json!({"t": "cancel", "id": 1}),
                 json!({"t": "shutdown"}),
