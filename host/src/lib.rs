@@ -47,7 +47,7 @@ pub(crate) mod ui;
 
 pub use agent::parser::{Block, StreamParser, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
-pub use call::{CallOutcome, Host, HostConfig, TaskCancelled, Workers};
+pub use call::{CallOptions, CallOutcome, Host, HostConfig, TaskCancelled, TaskConfig, Workers};
 pub use frontends::cli::main;
 pub use hooks::{ScriptVersion, TrustStore};
 pub use known_tools::CLINE_TOOL_NAMES;
@@ -56,4 +56,5 @@ pub use plugins::isolation::{Isolation, Placement};
 pub use plugins::{LoadWarning, RegisteredTool, Registry};
 pub use policy::{ApprovalMode, CommandPermissions, Workspace};
 pub use settings::Settings;
+pub use tool_api::workspace::RootSpec;
 pub use ui::{HeadlessUi, StderrUi, Ui};

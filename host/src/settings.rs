@@ -71,6 +71,9 @@ pub struct Limits {
     pub call_timeout_secs: u64,
     /// Consecutive mistakes after which the task is stopped (Cline's default: 3).
     pub max_consecutive_mistakes: u32,
+    /// The largest JSON-RPC message `toolhost mcp` accepts, in bytes (a larger one is answered
+    /// with an error and skipped).
+    pub max_request_bytes: u64,
 }
 
 impl Default for Limits {
@@ -78,6 +81,7 @@ impl Default for Limits {
         Self {
             call_timeout_secs: 900,
             max_consecutive_mistakes: 3,
+            max_request_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -105,6 +109,38 @@ impl Default for HookSettings {
     }
 }
 
+/// The workspace's roots when the command line names none (`[workspace] roots`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkspaceSettings {
+    /// The roots, the primary first: each `PATH` (named after its directory) or `NAME=PATH`,
+    /// with `~` and `${env:NAME}` expanded.
+    pub roots: Vec<String>,
+}
+
+impl WorkspaceSettings {
+    /// The roots the settings name, expanded; empty when none.
+    pub fn root_specs(&self) -> Result<Vec<tool_api::workspace::RootSpec>, String> {
+        use tool_api::workspace::RootSpec;
+        self.roots
+            .iter()
+            .map(|entry| {
+                let (name, path) = match entry.split_once('=') {
+                    Some((name, path)) if !name.contains('/') => (Some(name), path),
+                    _ => (None, entry.as_str()),
+                };
+                let path = tool_api::sdk::paths::expand(path)
+                    .map_err(|e| format!("workspace.roots: {e}"))?;
+                tool_api::sdk::paths::existing_dir("workspace.roots", &path)?;
+                Ok(match name {
+                    Some(name) => RootSpec::named(name, path),
+                    None => RootSpec::unnamed(path),
+                })
+            })
+            .collect()
+    }
+}
+
 /// The parsed settings file.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
@@ -116,6 +152,8 @@ pub struct Settings {
     pub hooks: HookSettings,
     /// Where plugins run and what isolated ones are granted (`[plugins]`).
     pub plugins: crate::plugins::isolation::PluginsSettings,
+    /// The workspace's roots (`[workspace]`).
+    pub workspace: WorkspaceSettings,
     /// The whole file as JSON, for tools' `setting` lookups.
     raw: Value,
     /// Where the settings came from, if from a file.
@@ -236,11 +274,15 @@ impl Settings {
         hooks.trust_file = path("hooks.trust_file")?;
         let plugins =
             crate::plugins::isolation::PluginsSettings::from_section(&section("plugins"))?;
+        let workspace: WorkspaceSettings = serde_json::from_value(section("workspace"))
+            .map_err(|e| format!("[workspace]: {e}"))?;
+        workspace.root_specs()?;
         let settings = Self {
             auto_approve,
             limits,
             hooks,
             plugins,
+            workspace,
             raw,
             source: None,
         };

@@ -144,11 +144,14 @@ fn schemas_come_from_the_loaded_specs() {
     let mcp: serde_json::Value = serde_json::from_str(&schema("mcp")).unwrap();
     assert_eq!(
         mcp[1]["annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false})
+        json!({"title": "Read file", "readOnlyHint": true, "destructiveHint": false,
+               "idempotentHint": true, "openWorldHint": false})
     );
+    assert_eq!(mcp[1]["title"], "Read file");
     assert_eq!(
         mcp[3]["annotations"],
-        json!({"readOnlyHint": false, "destructiveHint": true})
+        json!({"title": "Write file", "readOnlyHint": false, "destructiveHint": true,
+               "idempotentHint": true, "openWorldHint": false})
     );
     let prompt = schema("xml-prompt");
     assert!(
@@ -186,4 +189,32 @@ fn native_arguments_are_read_leniently_and_coerced_to_the_schema() {
         "{}",
         garbage.model_text()
     );
+}
+
+/// `toolhost tools` says which tools stream: read_file, list_files, search_files and
+/// execute_command have partial handlers (Cline's UI while their blocks stream);
+/// list_code_definition_names has none.
+#[test]
+fn tools_shows_the_streaming_tools_as_partial() {
+    let plugins = PluginDir::real();
+    let listing = run(toolhost()
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["tools", "--json"]));
+    assert_eq!(listing.code, 0, "{}", listing.stderr);
+    let json = listing.json();
+    let partial = |name: &str| {
+        json["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is not listed"))["partial"]
+            .as_bool()
+            .unwrap()
+    };
+    for name in ["read_file", "list_files", "search_files", "execute_command"] {
+        assert!(partial(name), "{name}");
+    }
+    assert!(!partial("list_code_definition_names"));
 }

@@ -1,6 +1,7 @@
 //! The long-running frontends as a client meets them: what `serve` does with lines that are
 //! not requests, refusing to serve nothing, what `mcp-servers` says of a failed server, and
-//! command permissions matched the same way through `call`, `serve` and `mcp`.
+//! command permissions, notifications, large-file ranges, invalid regexes and edits that
+//! change nothing handled the same way through `call`, `serve` and `mcp`.
 
 use std::path::Path;
 
@@ -312,5 +313,110 @@ fn a_command_still_running_is_a_notification_in_every_frontend() {
             let (status, _) = session.finish();
             assert!(status.success(), "{frontend:?}: {status}");
         }
+    }
+}
+
+/// Mistakes that used to look like success are errors the model reads, whatever the frontend:
+/// an invalid regex (ripgrep's message), a patch with no file section, a diff with no
+/// SEARCH/REPLACE block (the file unchanged).
+#[test]
+fn invalid_searches_and_empty_edits_are_errors_through_every_frontend() {
+    let plugins = PluginDir::empty();
+    for tool in ["search_files", "apply_patch", "write_to_file"] {
+        plugins.add_library(tool);
+    }
+    let settings_dir = workdir();
+    let settings = settings_dir.path().join("settings.toml");
+    std::fs::write(&settings, "[auto_approve]\nedit_files = true\n").unwrap();
+    let calls = [
+        (
+            "search_files",
+            json!({"path": ".", "regex": "("}),
+            "ripgrep process error: regex parse error:",
+        ),
+        (
+            "apply_patch",
+            json!({"input": "*** Begin Patch\n*** End Patch"}),
+            "*** Add File",
+        ),
+        (
+            "replace_in_file",
+            json!({"path": "a.txt", "diff": "just some text"}),
+            "The diff contains no SEARCH/REPLACE block",
+        ),
+    ];
+    let check = |via: &str, ws: &Path, call: &mut dyn FnMut(&str, Value) -> (bool, String)| {
+        std::fs::write(ws.join("a.txt"), "unchanged\n").unwrap();
+        for (tool, params, part) in &calls {
+            let (is_error, text) = call(tool, params.clone());
+            assert!(is_error && text.contains(part), "{via} {tool}: {text}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+            "unchanged\n"
+        );
+    };
+    let ws = workdir();
+    check("call", ws.path(), &mut |tool, params| {
+        let got = run(toolhost()
+            .arg("--plugins")
+            .arg(plugins.path())
+            .arg("--settings")
+            .arg(&settings)
+            .args(["call", tool, &params.to_string(), "--json", "--cwd"])
+            .arg(ws.path()));
+        let json = got.json();
+        (
+            json["is_error"].as_bool().unwrap(),
+            json["text"].as_str().unwrap().to_string(),
+        )
+    });
+    for frontend in [Frontend::Serve, Frontend::Mcp] {
+        let ws = workdir();
+        let mut command = toolhost();
+        command
+            .arg("--plugins")
+            .arg(plugins.path())
+            .arg("--settings")
+            .arg(&settings);
+        let cwd = ws.path().to_str().unwrap();
+        let mut session = Session::start(command, frontend, &["--cwd", cwd]);
+        check(frontend.command(), ws.path(), &mut |tool, params| {
+            session.call(tool, params)
+        });
+    }
+}
+
+/// Any part of a large file is reachable in every frontend: on a 5,000-line file of 200-byte
+/// lines, lines 2100-2102 come with their hint (the range is taken before the 400 KB cap).
+#[test]
+fn a_range_of_a_large_file_is_read_through_every_frontend() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("read_file");
+    let ws = workdir();
+    let line = |n: usize| format!("{n:0>6}{}", "x".repeat(193));
+    let content: String = (1..=5000).map(|n| line(n) + "\n").collect();
+    std::fs::write(ws.path().join("big.txt"), &content).unwrap();
+    let params = json!({"path": "big.txt", "start_line": "2100", "end_line": "2102"});
+    let expected = format!(
+        "2100 | {}\n2101 | {}\n2102 | {}\n\n(Showing lines 2100-2102 of 5000 total. Use \
+         start_line=2103 to continue reading.)",
+        line(2100),
+        line(2101),
+        line(2102)
+    );
+    let got = run(toolhost()
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["call", "read_file", &params.to_string(), "--json", "--cwd"])
+        .arg(ws.path()));
+    assert_eq!(got.json()["text"], expected.as_str(), "call");
+    for frontend in [Frontend::Serve, Frontend::Mcp] {
+        let mut session = started(plugins.path(), ws.path(), frontend, &[]);
+        assert_eq!(
+            session.call("read_file", params.clone()),
+            (false, expected.clone()),
+            "{frontend:?}"
+        );
     }
 }

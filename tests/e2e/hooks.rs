@@ -790,3 +790,51 @@ fn a_pre_tool_use_veto_ends_a_replayed_task() {
     assert!(!got.stdout.contains("later.txt'] Result"), "{}", got.stdout);
     assert!(!got.stdout.contains("next user message"), "{}", got.stdout);
 }
+
+/// Every root of a multi-root workspace has its own `.clinerules/hooks/`, as in Cline: a
+/// trusted script of the second root runs and is listed.
+#[test]
+fn each_workspace_root_has_its_hooks() {
+    let (ws, plugins) = workspace();
+    let second = workdir();
+    let user = User::new();
+    let marker = user.home.path().join("ran");
+    let hook = install_hook(second.path(), "PreToolUse", &marker_script(&marker));
+    let roots = [
+        "--cwd",
+        ws.path().to_str().unwrap(),
+        "--cwd",
+        second.path().to_str().unwrap(),
+    ];
+    let mut list = vec!["list", "--json"];
+    list.extend(roots);
+    let listed = user.hooks(&list);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let canonical = hook.canonicalize().unwrap();
+    let paths: Vec<String> = listed.json()["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .any(|p| Path::new(p) == hook || Path::new(p) == canonical),
+        "{paths:?}"
+    );
+    let trusted = user.hooks(&["trust", hook.to_str().unwrap()]);
+    assert_eq!(trusted.code, 0, "{}", trusted.stderr);
+    let got = run(user
+        .toolhost()
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["call", "read_file", r#"{"path":"ok.txt"}"#])
+        .args(roots));
+    assert_eq!(got.code, 0, "{got:?}");
+    assert!(
+        marker.exists(),
+        "the second root's hook did not run: {got:?}"
+    );
+    assert!(got.stdout.contains("hook ran"), "{got:?}");
+}

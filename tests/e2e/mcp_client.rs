@@ -135,7 +135,7 @@ pub(crate) fn use_tool(
 }
 
 pub(crate) fn failed(message: &str) -> String {
-    format!("Error executing MCP tool: {message}")
+    tool_error(&format!("Error executing MCP tool: {message}"))
 }
 
 fn no_servers(_: &Setup) -> Value {
@@ -387,7 +387,7 @@ fn the_plugins_shutdown_stops_its_servers() {
 
 /// The reference server's entry script, installed by `cargo xtask test` (see
 /// xtask/src/requirements.rs).
-fn server_everything() -> PathBuf {
+pub(crate) fn server_everything() -> PathBuf {
     let script = toolhost_tests::target_dir()
         .parent()
         .unwrap()

@@ -52,6 +52,7 @@ async def main():
             summary["tools"] = [
                 {
                     "name": tool.name,
+                    "title": tool.title,
                     "description": tool.description,
                     "inputSchema": tool.input_schema,
                     "annotations": tool.annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -179,11 +180,15 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
         .map(|(name, tool)| {
             json!({
                 "name": name,
+                "title": tool.spec.title_or_name(),
                 "description": tool.spec.description,
                 "inputSchema": tool.spec.input_schema,
                 "annotations": {
+                    "title": tool.spec.title_or_name(),
                     "readOnlyHint": tool.spec.read_only,
                     "destructiveHint": tool.spec.destructive,
+                    "idempotentHint": tool.spec.idempotent,
+                    "openWorldHint": tool.spec.open_world,
                 },
             })
         })
@@ -213,7 +218,8 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
     assert_eq!(read_file["inputSchema"]["required"], json!(["path"]));
     assert_eq!(
         read_file["annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false})
+        json!({"title": "Read file", "readOnlyHint": true, "destructiveHint": false,
+               "idempotentHint": true, "openWorldHint": false})
     );
     let write = summary["tools"]
         .as_array()
@@ -223,7 +229,8 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
         .unwrap();
     assert_eq!(
         write["annotations"],
-        json!({"readOnlyHint": false, "destructiveHint": true})
+        json!({"title": "Write file", "readOnlyHint": false, "destructiveHint": true,
+               "idempotentHint": true, "openWorldHint": false})
     );
 
     assert_eq!(
@@ -245,7 +252,8 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
         summary["missing_param"],
         text_result(
             true,
-            &texts::tool_error(&texts::missing_param_error("path"))
+            // The client's model calls tools with JSON: no reminder of the XML format.
+            &texts::tool_error(&texts::missing_param_error_native("path"))
         )
     );
     // No terminal to ask and writes are not auto-approved by default: denied, nothing written.
@@ -293,11 +301,16 @@ fn mcp_watch_picks_up_a_library_added_while_serving() {
         next_id += 1;
         let message = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
         writeln!(input, "{message}").unwrap();
-        let mut line = String::new();
-        output.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(answer["id"], json!(next_id), "{answer}");
-        answer
+        // Notifications (`tools/list_changed` after the swap) come between the answers.
+        loop {
+            let mut line = String::new();
+            output.read_line(&mut line).unwrap();
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer.get("id").is_some() {
+                assert_eq!(answer["id"], json!(next_id), "{answer}");
+                return answer;
+            }
+        }
     };
     request(
         "initialize",

@@ -238,9 +238,12 @@ fn a_server_that_cannot_start_is_a_readable_error_and_harms_no_other() {
     // A call by name on the broken server reaches the client and says why it failed.
     let result = setup.call(&format!("{key}0mcp0anything"), json!({}), &["--yes"]);
     let text = result["text"].as_str().unwrap();
+    assert_eq!(result["is_error"], json!(true), "{result}");
     assert!(
         text.starts_with(
-            "Error executing MCP tool: MCP server \"broken server\" could not be started: "
+            &tool_api::texts::tool_error(
+                "Error executing MCP tool: MCP server \"broken server\" could not be started: "
+            )[..80]
         ),
         "{text}"
     );

@@ -174,6 +174,13 @@ fn script(prompt: &str, step: usize, last: Option<&str>, outside: &str) -> Actio
             "1 | note number 1\n\n(File has 1 lines total.)",
             complete("list_files was refused; note 1 was read.".to_string()),
         ),
+        // A subagent calls tools natively: the missing-parameter error has no XML reminder.
+        ("leave out the path", 0) => Action::Call("read_file", json!({})),
+        ("leave out the path", _) => expect(
+            last,
+            &tool_error(&tool_api::texts::missing_param_error_native("path")),
+            complete("Told about the missing path.".to_string()),
+        ),
         ("agent fallback", _) => complete("Checked.".to_string()),
         ("never finish", _) | ("slow", _) => Action::Call("list_files", json!({"path": "."})),
         ("only talk", _) => Action::Text("I think I am done.".to_string()),
@@ -625,6 +632,20 @@ fn a_cancelled_call_stops_its_subagents() {
     assert_eq!(
         slow_requests, 1,
         "the cancelled subagent kept asking the model"
+    );
+}
+
+#[test]
+fn a_missing_parameter_is_reported_without_the_xml_reminder() {
+    let fixture = fixture();
+    let (text, _ui) = run(
+        &fixture,
+        settings(&fixture, "openai", ""),
+        json!({"prompt_1": "leave out the path"}),
+    );
+    assert!(
+        text.ends_with("[1] COMPLETED - leave out the path\nTold about the missing path."),
+        "{text}"
     );
 }
 

@@ -32,6 +32,16 @@ pub struct ToolSpec {
     /// The tool may destroy data (MCP's `destructiveHint`).
     #[serde(default)]
     pub destructive: bool,
+    /// A title for people (MCP's `title`); without one, hosts derive it from the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Calling it again with the same arguments changes nothing more (MCP's `idempotentHint`).
+    #[serde(default)]
+    pub idempotent: bool,
+    /// It reaches what lies beyond the workspace and the host's policies: the web, a browser,
+    /// another MCP server (MCP's `openWorldHint`).
+    #[serde(default)]
+    pub open_world: bool,
     /// How the host treats the tool's calls beyond their parameters.
     #[serde(default, skip_serializing_if = "Handling::is_default")]
     pub handling: Handling,
@@ -177,18 +187,56 @@ pub enum ContentBlock {
     },
 }
 
-/// A tool's successful result.
+/// A tool's result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolContent {
-    /// The blocks, in order.
+    /// The blocks, in order: what the model reads.
     pub content: Vec<ContentBlock>,
+    /// The tool ran and reports a failure with this content (an MCP server's `isError`): the
+    /// host treats the call as failed (kind `failed`, the content's text as its message).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+    /// The same result as an MCP `tools/call` result (`content` blocks with their annotations,
+    /// resource links and embedded resources, `structuredContent`), for a tool that relays an
+    /// MCP server's answer: `toolhost mcp` answers with it, everyone else reads `content`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_result: Option<Value>,
 }
 
 impl ToolContent {
     /// A result of one text block.
     pub fn text(text: impl Into<String>) -> Self {
+        Self::blocks(vec![ContentBlock::Text { text: text.into() }])
+    }
+
+    /// A result of these blocks.
+    pub fn blocks(content: Vec<ContentBlock>) -> Self {
         Self {
-            content: vec![ContentBlock::Text { text: text.into() }],
+            content,
+            ..Self::default()
+        }
+    }
+
+    /// Adds a text block first (`at_start`) or last, in [`ToolContent::mcp_result`] too.
+    pub fn add_text(&mut self, text: String, at_start: bool) {
+        if let Some(blocks) = self
+            .mcp_result
+            .as_mut()
+            .and_then(|result| result.get_mut("content"))
+            .and_then(Value::as_array_mut)
+        {
+            let block = serde_json::json!({"type": "text", "text": text});
+            if at_start {
+                blocks.insert(0, block);
+            } else {
+                blocks.push(block);
+            }
+        }
+        let block = ContentBlock::Text { text };
+        if at_start {
+            self.content.insert(0, block);
+        } else {
+            self.content.push(block);
         }
     }
 

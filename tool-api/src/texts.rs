@@ -36,6 +36,20 @@ pub fn missing_param_error(param: &str) -> String {
     )
 }
 
+/// [`missing_param_error`] for a model that calls tools natively (JSON arguments): without the
+/// reminder of the XML format, which would tell it to write tags.
+pub fn missing_param_error_native(param: &str) -> String {
+    format!("Missing value for required parameter '{param}'. Please retry with complete response.")
+}
+
+/// `text` without the [`TOOL_USE_REMINDER`] block at its end (and the blank line before it),
+/// for a model that calls tools natively; other text comes back as it is.
+pub fn without_tool_use_reminder(text: &str) -> &str {
+    text.strip_suffix(TOOL_USE_REMINDER)
+        .and_then(|rest| rest.strip_suffix("\n\n"))
+        .unwrap_or(text)
+}
+
 /// The reminder of the XML tool-call format, appended to formatting errors.
 pub const TOOL_USE_REMINDER: &str = "# Reminder: Instructions for Tool Use
 
@@ -110,6 +124,17 @@ mod tests {
         assert_eq!(format_size(512), "512 B");
         assert_eq!(format_size(400 * 1024), "400.0 KB");
         assert_eq!(format_size(3 * 1024 * 1024 / 2), "1.5 MB");
+    }
+
+    #[test]
+    fn the_reminder_comes_off_only_at_the_end() {
+        assert_eq!(
+            without_tool_use_reminder(&missing_param_error("path")),
+            missing_param_error_native("path")
+        );
+        let inside = format!("{TOOL_USE_REMINDER}\n\nmore");
+        assert_eq!(without_tool_use_reminder(&inside), inside);
+        assert_eq!(without_tool_use_reminder("plain"), "plain");
     }
 
     #[test]

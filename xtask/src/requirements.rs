@@ -8,6 +8,8 @@
 //!   end-to-end tests drive it.
 //! - `@modelcontextprotocol/server-everything` (npm, into `target/node`): the MCP client tools'
 //!   end-to-end tests call it as a real third-party MCP server.
+//! - `@modelcontextprotocol/sdk` (npm, into `target/node`): the TypeScript SDK client that
+//!   drives `toolhost mcp` (stdio and HTTP) in the end-to-end tests.
 
 use std::process::{Command, Stdio};
 
@@ -15,38 +17,42 @@ use std::process::{Command, Stdio};
 pub fn install_missing() -> Result<(), String> {
     python_mcp_sdk()?;
     debian_chromium()?;
-    npm_server_everything()
+    npm_package(SERVER_EVERYTHING, "the MCP client tests")?;
+    npm_package(TYPESCRIPT_SDK, "the MCP server tests")
 }
+
+/// The npm package of the official TypeScript SDK, installed under `target/node`.
+const TYPESCRIPT_SDK: &str = "@modelcontextprotocol/sdk";
 
 /// The npm package of the reference MCP server, installed under `target/node`.
 const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything";
 
-/// `npm install --prefix target/node @modelcontextprotocol/server-everything` unless its
-/// `package.json` is already there.
-fn npm_server_everything() -> Result<(), String> {
+/// `npm install --prefix target/node PACKAGE` unless its `package.json` is already there;
+/// `needed_by` names the tests that need it.
+fn npm_package(package: &str, needed_by: &str) -> Result<(), String> {
     let prefix = crate::util::target_dir().join("node");
     let installed = |prefix: &std::path::Path| {
         prefix
             .join("node_modules")
-            .join(SERVER_EVERYTHING)
+            .join(package)
             .join("package.json")
             .is_file()
     };
     if installed(&prefix) {
         return Ok(());
     }
-    println!("installing the MCP reference server (npm install {SERVER_EVERYTHING})");
+    println!("installing {package} (npm install) for {needed_by}");
     let status = Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--prefix"])
         .arg(&prefix)
-        .arg(SERVER_EVERYTHING)
+        .arg(package)
         .status()
         .map_err(|e| format!("cannot run npm: {e}"))?;
     if status.success() && installed(&prefix) {
         Ok(())
     } else {
         Err(format!(
-            "npm install {SERVER_EVERYTHING} failed ({status}); the MCP client tests need it"
+            "npm install {package} failed ({status}); {needed_by} need it"
         ))
     }
 }

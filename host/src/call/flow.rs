@@ -9,18 +9,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use tool_api::abi::ToolError;
-use tool_api::model::{ApprovalRequest, ContentBlock, ToolContent, CLOSE_SESSION_METHOD};
+use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::model::{ApprovalRequest, ToolContent, CLOSE_SESSION_METHOD};
 use tool_api::texts;
 
 use super::outcome::TaskCancelled;
 use super::prepare::{self, PreparedCall};
 use super::services::{Cancellation, HostCallServices};
+use super::task_host::CallOptions;
 use super::{checks, denied, run, Host};
 use crate::hooks::{Consent, HookName, HookOutcome};
 use crate::plugins::RegisteredTool;
 use crate::policy::{approval, ApprovalMode};
-use crate::ui::ERROR_EVENT;
+use crate::ui::{Ui, ERROR_EVENT};
 
 impl Host {
     /// Checks, approval, sessions, hooks and execution.
@@ -31,12 +32,14 @@ impl Host {
         call: &mut PreparedCall,
         depth: u32,
         subagent: bool,
+        options: &CallOptions,
     ) -> Result<ToolContent, ToolError> {
         let name = tool.spec.name.as_str();
+        let ui = self.ui_for(options);
         checks::plugin_enabled(tool, name)?;
         if let Some(required) = checks::missing_required(&tool.spec, params) {
             let rel_path = params.get("path").and_then(prepare::value_as_string);
-            self.ui.say(
+            ui.say(
                 "error",
                 &texts::missing_param_notice(name, required, rel_path.as_deref()),
                 false,
@@ -56,7 +59,7 @@ impl Host {
                 path: paths.first().cloned(),
                 message: approval::message(name, verdicts.first()),
             };
-            let decision = self.decide_approval_for(&request, inside, subagent);
+            let decision = self.decide_approval_for(&request, inside, subagent, ui);
             if !decision.approved {
                 return Err(denied(decision.feedback));
             }
@@ -76,6 +79,7 @@ impl Host {
                 HookName::PreToolUse,
                 || json!({"toolName": name, "parameters": params}),
                 subagent,
+                ui,
             )
         };
         if pre.cancel {
@@ -84,21 +88,25 @@ impl Host {
                 HookName::PreToolUse,
                 pre.error_message,
                 "PreToolUse hook requested cancellation",
+                ui,
             ));
             return Err(denied(None));
         }
         let started = std::time::Instant::now();
-        let cancellation = Arc::new(Cancellation::default());
-        let services = self.services(tool, cancellation.clone(), depth, subagent);
+        let cancellation = options.call_cancellation();
+        let services = self.services(tool, cancellation.clone(), depth, subagent, options);
         let timeout = Duration::from_secs(self.settings.limits.call_timeout_secs.max(1));
         let result = run::on_worker(&self.workers, tool, call, services, &cancellation, timeout);
         // Again: another tool may have closed the session while this call opened one.
         self.sessions.mark_used(tool);
         let mut content = result?;
+        if content.is_error {
+            // The tool ran and reports a failure with content (an MCP server's `isError`).
+            call.failed_mcp_result = content.mcp_result.take();
+            return Err(ToolError::new(ToolErrorKind::FAILED, content.joined_text()));
+        }
         if let Some(context) = pre.context {
-            content
-                .content
-                .insert(0, ContentBlock::Text { text: context });
+            content.add_text(context, true);
         }
         if !tool.spec.handling.skips_post_tool_use {
             let elapsed = started.elapsed();
@@ -114,33 +122,36 @@ impl Host {
                     })
                 },
                 subagent,
+                ui,
             );
             if post.cancel {
                 call.task_cancelled = Some(self.hook_cancelled(
                     HookName::PostToolUse,
                     post.error_message,
                     "Hook requested task cancellation",
+                    ui,
                 ));
             }
             if let Some(context) = post.context {
-                content.content.push(ContentBlock::Text { text: context });
+                content.add_text(context, false);
             }
         }
         Ok(content)
     }
 
-    /// A hook's cancel of the task: its message (else Cline's `default`) shown as an error
-    /// event.
+    /// A hook's cancel of the task: its message (else Cline's `default`) shown on `ui` as an
+    /// error event.
     fn hook_cancelled(
         &self,
         hook: HookName,
         message: Option<String>,
         default: &str,
+        ui: &dyn Ui,
     ) -> TaskCancelled {
         let message = message
             .filter(|m| !m.trim().is_empty())
             .unwrap_or_else(|| default.to_string());
-        self.ui.say(ERROR_EVENT, &message, false);
+        ui.say(ERROR_EVENT, &message, false);
         TaskCancelled {
             hook: hook.as_str(),
             message,
@@ -154,11 +165,13 @@ impl Host {
         cancellation: Arc<Cancellation>,
         depth: u32,
         subagent: bool,
+        options: &CallOptions,
     ) -> HostCallServices {
         HostCallServices {
             host: self.me.clone(),
             tool: tool.spec.name.clone(),
             cancellation,
+            ui: options.ui.clone(),
             depth,
             subagent,
             calls_as_subagent: tool.spec.handling.calls_as_subagent,
@@ -166,16 +179,17 @@ impl Host {
     }
 
     /// Runs a hook's scripts. An untrusted workspace script runs with `--yes`; otherwise the
-    /// user is asked on the terminal, except during a subagent's call (subagents never ask).
+    /// user is asked on `ui`, except during a subagent's call (subagents never ask).
     pub(super) fn run_hook(
         &self,
         hook: HookName,
         payload: impl FnOnce() -> Value,
         subagent: bool,
+        ui: &dyn Ui,
     ) -> HookOutcome {
         let consent = match self.approval {
             ApprovalMode::ApproveAll => Consent::All,
-            ApprovalMode::Ask if !subagent => Consent::Ask(self.ui.as_ref()),
+            ApprovalMode::Ask if !subagent => Consent::Ask(ui),
             ApprovalMode::Ask | ApprovalMode::DenyUnlessAuto => Consent::Nobody,
         };
         self.hooks.run(

@@ -51,6 +51,7 @@ impl Host {
             })?;
         let mut slot = self
             .registry
+            .current
             .write()
             .unwrap_or_else(PoisonError::into_inner);
         if let Some(running) = slot.plugin(&info.name) {
@@ -69,6 +70,8 @@ impl Host {
             tracing::warn!(target: "toolhost::plugins", "{warning}");
         }
         *slot = Arc::new(next);
+        drop(slot);
+        self.registry.changed();
         Ok(loaded)
     }
 

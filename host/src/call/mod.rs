@@ -17,10 +17,11 @@ mod run;
 mod services;
 mod sessions;
 pub mod task;
+mod task_host;
 pub(crate) mod workers;
 
 use std::path::PathBuf;
-use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::sync::{Arc, PoisonError, Weak};
 
 use serde_json::{json, Map, Value};
 use tool_api::abi::{ToolError, ToolErrorKind};
@@ -38,6 +39,7 @@ use crate::ui::Ui;
 
 pub use outcome::{CallOutcome, TaskCancelled};
 pub use task::TaskState;
+pub use task_host::{CallOptions, TaskConfig};
 pub use workers::Workers;
 
 use prepare::{ContextKey, Contexts, PreparedCall};
@@ -50,7 +52,8 @@ const MAX_NESTING: u32 = 8;
 pub struct HostConfig {
     /// Plugin directories, in priority order.
     pub plugin_dirs: Vec<PathBuf>,
-    /// The workspace.
+    /// The workspace: one root ([`Workspace::new`]) or several named ones
+    /// ([`Workspace::with_roots`] of [`crate::RootSpec`]s, the first the primary).
     pub workspace: Workspace,
     /// The settings.
     pub settings: Settings,
@@ -70,8 +73,8 @@ pub struct HostConfig {
 
 /// A running host: loaded plugins, one workspace, one task.
 pub struct Host {
-    /// The current snapshot; hot swap replaces it while calls in flight keep theirs.
-    registry: RwLock<Arc<Registry>>,
+    /// Shared with the other tasks over the same plugins ([`Host::new_task`]).
+    registry: Arc<task_host::RegistrySlot>,
     workspace: Workspace,
     settings: Settings,
     approval: ApprovalMode,
@@ -130,7 +133,13 @@ impl Host {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         );
-        let hooks = Hooks::discover(&config.settings.hooks, config.workspace.cwd());
+        let roots: Vec<PathBuf> = config
+            .workspace
+            .roots()
+            .into_iter()
+            .map(|r| PathBuf::from(r.path))
+            .collect();
+        let hooks = Hooks::discover(&config.settings.hooks, &roots);
         let hook_input = HookInput {
             task_id: config.task_id.clone(),
             workspace_roots: config
@@ -141,7 +150,7 @@ impl Host {
                 .collect(),
         };
         Arc::new_cyclic(|me| Self {
-            registry: RwLock::new(Arc::new(registry)),
+            registry: Arc::new(task_host::RegistrySlot::new(registry)),
             workspace: config.workspace,
             settings: config.settings,
             approval: config.approval,
@@ -162,6 +171,7 @@ impl Host {
     /// The current registry of tools.
     pub fn registry(&self) -> Arc<Registry> {
         self.registry
+            .current
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
@@ -229,15 +239,21 @@ impl Host {
 
     /// Runs one tool call from the model.
     pub fn call(&self, name: &str, params_json: &str) -> CallOutcome {
+        self.call_with(name, params_json, &CallOptions::default())
+    }
+
+    /// Runs one tool call from the model with what its frontend gives it: a cancellation and
+    /// a UI of its own.
+    pub fn call_with(&self, name: &str, params_json: &str, options: &CallOptions) -> CallOutcome {
         match self.lookup(name) {
-            Some(tool) => self.call_tool(&tool, params_json),
+            Some(tool) => self.run_call(&tool, params_json, 0, false, options),
             None => CallOutcome::unknown_tool(name),
         }
     }
 
     /// Runs one tool call from the model of a tool already looked up ([`Host::lookup`]).
     pub fn call_tool(&self, tool: &RegisteredTool, params_json: &str) -> CallOutcome {
-        self.run_call(tool, params_json, 0, false)
+        self.run_call(tool, params_json, 0, false, &CallOptions::default())
     }
 
     /// Runs a tool call at a nesting depth (0 for calls from the model). `subagent` marks
@@ -250,8 +266,20 @@ impl Host {
         depth: u32,
         subagent: bool,
     ) -> CallOutcome {
+        self.call_nested_with(name, params_json, depth, subagent, &CallOptions::default())
+    }
+
+    /// [`Host::call_nested`] under the options of the calling call.
+    pub(crate) fn call_nested_with(
+        &self,
+        name: &str,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+        options: &CallOptions,
+    ) -> CallOutcome {
         match self.lookup(name) {
-            Some(tool) => self.run_call(&tool, params_json, depth, subagent),
+            Some(tool) => self.run_call(&tool, params_json, depth, subagent, options),
             None => CallOutcome::unknown_tool(name),
         }
     }
@@ -262,6 +290,7 @@ impl Host {
         params_json: &str,
         depth: u32,
         subagent: bool,
+        options: &CallOptions,
     ) -> CallOutcome {
         let name = tool.spec.name.as_str();
         let params = match prepare::parse_params(&tool.spec, params_json) {
@@ -275,14 +304,16 @@ impl Host {
                 format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
             ))
         } else {
-            self.checked_run(tool, &params, &mut call, depth, subagent)
+            self.checked_run(tool, &params, &mut call, depth, subagent, options)
         };
         // Asked while the handler ran; otherwise (the call stopped before) now.
         let description = call
             .description
             .take()
             .unwrap_or_else(|| run::describe(tool, name, &call));
-        self.finish(name, description, result, call.task_cancelled.take())
+        let mut outcome = self.finish(name, description, result, call.task_cancelled.take());
+        outcome.failed_mcp_result = call.failed_mcp_result.take();
+        outcome
     }
 
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
@@ -308,7 +339,7 @@ impl Host {
         if !tool.spec.partial || tool.handler.plugin.failure().is_some() {
             return;
         }
-        let services = self.services(tool, Arc::default(), 0, false);
+        let services = self.services(tool, Arc::default(), 0, false, &CallOptions::default());
         let params_json = serde_json::to_string(params).unwrap_or_default();
         let context_json = self.context_json(false);
         let data = CallData {
@@ -337,27 +368,38 @@ impl Host {
         request: &ApprovalRequest,
         subagent: bool,
     ) -> ApprovalDecision {
+        self.decide_approval_in(request, subagent, self.ui.as_ref())
+    }
+
+    /// [`Host::decide_approval_as`], asking `ui` (a call's own).
+    pub(crate) fn decide_approval_in(
+        &self,
+        request: &ApprovalRequest,
+        subagent: bool,
+        ui: &dyn Ui,
+    ) -> ApprovalDecision {
         let inside = request
             .path
             .as_deref()
             .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
-        self.decide_approval_for(request, inside, subagent)
+        self.decide_approval_for(request, inside, subagent, ui)
     }
 
     /// [`Host::decide_approval`] when it is already known whether the operation stays inside
-    /// the workspace. The decision is shown as an `approval` event.
+    /// the workspace, asking `ui`. The decision is shown there as an `approval` event.
     fn decide_approval_for(
         &self,
         request: &ApprovalRequest,
         inside: bool,
         subagent: bool,
+        ui: &dyn Ui,
     ) -> ApprovalDecision {
         let asked = approval::Asked {
             mode: self.approval,
             auto_approve: &self.settings.auto_approve,
             inside,
             subagent,
-            ui: self.ui.as_ref(),
+            ui,
         };
         let (decision, how) = approval::decide(request, &asked);
         let verdict = if decision.approved {
@@ -365,7 +407,7 @@ impl Host {
         } else {
             "denied"
         };
-        self.ui.say(
+        ui.say(
             "approval",
             &format!("{}: {verdict} ({how})", request.message),
             false,
@@ -410,6 +452,7 @@ impl Host {
             description,
             result,
             task_cancelled,
+            failed_mcp_result: None,
         }
     }
 }

@@ -17,6 +17,9 @@ pub struct CallOutcome {
     /// Set when a hook cancelled the task during this call (Cline ends the task then): what a
     /// frontend does with it is its own (see ARCHITECTURE.md, "A hook's cancel").
     pub task_cancelled: Option<TaskCancelled>,
+    /// The MCP structures of a result the tool reported as failed (an MCP server's
+    /// `isError`): see [`CallOutcome::mcp_result`].
+    pub failed_mcp_result: Option<serde_json::Value>,
 }
 
 /// A hook's cancellation of the task.
@@ -75,6 +78,7 @@ impl CallOutcome {
                 format!("No tool named '{name}' is available."),
             )),
             task_cancelled: None,
+            failed_mcp_result: None,
         }
     }
 
@@ -92,10 +96,32 @@ impl CallOutcome {
         }
     }
 
-    /// The text for a client with no user behind it (`serve`, `mcp`): the model's text and,
-    /// when a hook cancelled the task, why; nobody else would be told.
+    /// [`CallOutcome::model_text`] for a model that calls tools with JSON arguments: an
+    /// error's message without the reminder of the XML tool-call format.
+    pub fn native_model_text(&self) -> String {
+        match &self.result {
+            Err(e) if e.kind != ToolErrorKind::DENIED => {
+                texts::tool_error(texts::without_tool_use_reminder(e.message.as_str()))
+            }
+            _ => self.model_text(),
+        }
+    }
+
+    /// The result as an MCP `tools/call` result, when the tool relayed one (use_mcp_tool):
+    /// the server's content blocks with their annotations, `structuredContent`, `isError`.
+    pub fn mcp_result(&self) -> Option<&serde_json::Value> {
+        match &self.result {
+            Ok(content) => content.mcp_result.as_ref(),
+            Err(_) => self.failed_mcp_result.as_ref(),
+        }
+    }
+
+    /// The text for a JSON client with no user behind it (`serve`, `mcp`): the model's text
+    /// without the reminder of the XML tool-call format (that client's model calls tools with
+    /// JSON arguments, as in Cline's native tool-call mode) and, when a hook cancelled the
+    /// task, why; nobody else would be told.
     pub fn unattended_text(&self) -> String {
-        let text = self.model_text();
+        let text = self.native_model_text();
         match &self.task_cancelled {
             Some(cancelled) if text.is_empty() => cancelled.note(),
             Some(cancelled) => format!("{text}\n\n{}", cancelled.note()),

@@ -11,7 +11,9 @@ use crate::agent::parser::{coerce_to_schema, parse_arguments};
 
 /// Parses the parameters leniently, as models write them: strict JSON, else JSON5, else what
 /// can be salvaged from a truncated object; then coerces them to the types `spec`'s schema
-/// declares and applies its parameter aliases. Nothing usable is an invalid-parameters error.
+/// declares and applies its parameter aliases. A `null` parameter is an absent one (OpenAI's
+/// strict mode sends `null` for each optional parameter left out). Nothing usable is an
+/// invalid-parameters error.
 pub fn parse_params(spec: &ToolSpec, json: &str) -> Result<Map<String, Value>, ToolError> {
     let mut params = parse_arguments(json).ok_or_else(|| {
         ToolError::new(
@@ -19,6 +21,7 @@ pub fn parse_params(spec: &ToolSpec, json: &str) -> Result<Map<String, Value>, T
             "The tool parameters are not a JSON object (nor anything that could be read as one).",
         )
     })?;
+    params.retain(|_, value| !value.is_null());
     coerce_to_schema(&mut params, &spec.input_schema);
     for (alias, param) in &spec.handling.param_aliases {
         if !params.contains_key(param) {
@@ -50,6 +53,10 @@ pub struct PreparedCall {
     pub description: Option<String>,
     /// Set when a hook cancelled the task during the call.
     pub task_cancelled: Option<super::outcome::TaskCancelled>,
+    /// The MCP structures of a result the tool reported as failed ([`ToolContent::is_error`]).
+    ///
+    /// [`ToolContent::is_error`]: tool_api::model::ToolContent::is_error
+    pub failed_mcp_result: Option<Value>,
 }
 
 impl PreparedCall {
@@ -60,6 +67,7 @@ impl PreparedCall {
             context,
             description: None,
             task_cancelled: None,
+            failed_mcp_result: None,
         }
     }
 

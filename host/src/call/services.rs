@@ -9,10 +9,13 @@ use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{
     ApprovalDecision, ApprovalRequest, AskReply, AskResponse, PathVerdict, ToolContent,
 };
+use tool_api::texts;
 
+use super::task_host::CallOptions;
 use super::Host;
 pub use crate::plugins::handler::Cancellation;
 use crate::plugins::CallServices;
+use crate::ui::Ui;
 
 /// The services of one call.
 pub struct HostCallServices {
@@ -22,6 +25,8 @@ pub struct HostCallServices {
     pub tool: String,
     /// The call's cancellation.
     pub cancellation: Arc<Cancellation>,
+    /// The call's own UI (its frontend's), instead of the host's.
+    pub ui: Option<Arc<dyn Ui>>,
     /// How deep in nested `invoke_tool` calls this call is.
     pub depth: u32,
     /// Whether a subagent made this call (its nested calls are subagent calls too).
@@ -38,25 +43,36 @@ impl HostCallServices {
     fn host(&self) -> Result<Arc<Host>, ToolError> {
         self.host.upgrade().ok_or_else(host_gone)
     }
+
+    /// What the calls this call makes run with: its cancellation and its UI.
+    fn options(&self) -> CallOptions {
+        CallOptions {
+            cancellation: Some(self.cancellation.clone()),
+            ui: self.ui.clone(),
+        }
+    }
 }
 
 impl CallServices for HostCallServices {
     fn say(&self, kind: &str, text: &str, partial: bool) {
         if let Some(host) = self.host.upgrade() {
-            host.ui().say(kind, text, partial);
+            let options = self.options();
+            host.ui_for(&options).say(kind, text, partial);
         }
     }
 
     fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError> {
         let host = self.host()?;
+        let options = self.options();
+        let ui = host.ui_for(&options);
         if partial {
-            host.ui().say(kind, text, true);
+            ui.say(kind, text, true);
             return Ok(AskReply {
                 response: AskResponse::No,
                 text: None,
             });
         }
-        host.ui().ask(kind, text).ok_or_else(|| {
+        ui.ask(kind, text).ok_or_else(|| {
             ToolError::new(
                 ToolErrorKind::UNAVAILABLE,
                 "No user is available to answer.",
@@ -65,7 +81,9 @@ impl CallServices for HostCallServices {
     }
 
     fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError> {
-        Ok(self.host()?.decide_approval_as(request, self.subagent))
+        let host = self.host()?;
+        let options = self.options();
+        Ok(host.decide_approval_in(request, self.subagent, host.ui_for(&options)))
     }
 
     fn check_path(&self, path: &str) -> PathVerdict {
@@ -117,11 +135,23 @@ impl CallServices for HostCallServices {
     fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError> {
         let host = self.host()?;
         let subagent = self.subagent || self.calls_as_subagent;
-        host.call_nested(name, params_json, self.depth + 1, subagent)
-            .result
+        let result = host
+            .call_nested_with(name, params_json, self.depth + 1, subagent, &self.options())
+            .result;
+        // A subagent's model calls tools natively: no reminder of the XML format.
+        match result {
+            Err(mut e) if subagent => {
+                e.message = texts::without_tool_use_reminder(e.message.as_str())
+                    .to_string()
+                    .into();
+                Err(e)
+            }
+            other => other,
+        }
     }
 
-    /// Services beyond v1. `policy.check_command` (`{"command": "..."}`) answers with the
+    /// Services beyond v1. `policy.check_command` (`{"command": "...", "root": NAME}`,
+    /// `root` the workspace root it runs in, default the primary) answers with the
     /// [`crate::policy::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
     /// that runs a command in the sandbox ([`crate::sandbox`]); anything else is
     /// `UNAVAILABLE`.
@@ -140,8 +170,19 @@ impl CallServices for HostCallServices {
                         "check_command needs a string `command`",
                     )
                 })?;
+                let workspace = host.workspace();
+                let root = match payload["root"].as_str() {
+                    None => 0,
+                    Some(name) => workspace.root_named(name).ok_or_else(|| {
+                        ToolError::new(
+                            ToolErrorKind::INVALID_PARAMS,
+                            format!("check_command: no workspace root is named `{name}`"),
+                        )
+                    })?,
+                };
                 let check = crate::policy::check_command(
-                    host.workspace(),
+                    workspace,
+                    root,
                     host.command_permissions(),
                     command,
                 );

@@ -16,9 +16,9 @@ pub enum HooksCommand {
     /// Lists the hook scripts found for a workspace, where each comes from and whether it runs
     /// without asking (workspace scripts only once trusted).
     List {
-        /// The workspace directory. Default: the current directory.
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
+        /// The workspace (every root's `.clinerules/hooks/` is listed).
+        #[command(flatten)]
+        workspace: crate::frontends::WorkspaceArgs,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -43,10 +43,8 @@ pub fn run_command(command: HooksCommand, settings: Option<&Path>) -> Result<Exi
     let settings = Settings::load(settings).map_err(|e| e.to_string())?;
     let store = TrustStore::from_settings(&settings.hooks);
     match command {
-        HooksCommand::List { cwd, json } => {
-            let dir = cwd.unwrap_or_else(|| PathBuf::from("."));
-            let workspace = Workspace::new(&dir)
-                .map_err(|e| format!("cannot use {} as the workspace: {e}", dir.display()))?;
+        HooksCommand::List { workspace, json } => {
+            let workspace = crate::frontends::open_workspace(&workspace.roots(), &settings)?;
             let report = list(&settings, &workspace);
             if json {
                 println!("{report}");
@@ -108,7 +106,12 @@ pub fn run_command(command: HooksCommand, settings: Option<&Path>) -> Result<Exi
 /// The hook scripts of `workspace` as JSON: `enabled`, `trust_file` and one entry per script
 /// (`hook`, `path`, `origin`, `status`, `sha256`, `runs_without_asking`).
 pub fn list(settings: &Settings, workspace: &Workspace) -> Value {
-    let hooks = Hooks::discover(&settings.hooks, workspace.cwd());
+    let roots: Vec<PathBuf> = workspace
+        .roots()
+        .into_iter()
+        .map(|r| PathBuf::from(r.path))
+        .collect();
+    let hooks = Hooks::discover(&settings.hooks, &roots);
     let store = hooks.trust().store();
     let mut entries = Vec::new();
     for hook in [HookName::PreToolUse, HookName::PostToolUse] {

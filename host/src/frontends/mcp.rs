@@ -1,65 +1,104 @@
-//! `toolhost mcp`: every loaded tool served as an MCP server on stdio (rmcp).
+//! `toolhost mcp`: every loaded tool served as an MCP server (rmcp), on stdio or, with
+//! `--http`, over streamable HTTP ([`super::mcp_http`]).
 //!
-//! - `tools/list` gives each registered tool with its JSON-Schema input and the
-//!   `readOnlyHint`/`destructiveHint` annotations of its spec (the entries `toolhost schema
-//!   --format mcp` prints).
-//! - `tools/call` runs [`Host::call`] on tokio's blocking pool (a call blocks for as long as the
-//!   tool runs) and answers with the text the model reads plus the result's images. Every tool
-//!   failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
+//! - `tools/list` gives each registered tool with its JSON-Schema input, its title and the four
+//!   hints of its spec (the entries `toolhost schema --format mcp` prints). `listChanged` is
+//!   advertised: after a hot swap every session gets `notifications/tools/list_changed`.
+//! - `tools/call` runs [`Host::call_with`] on tokio's blocking pool (a call blocks for as long
+//!   as the tool runs) and answers with the text the model reads plus the result's images (a
+//!   relayed MCP server's result with that server's own structures: [`super::mcp_result`]).
+//!   Every tool failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
-//! - Approvals follow the settings file (nobody is at a terminal to ask) unless `--yes`.
-//! - Errors and notifications the user should see reach the client as `notifications/message`
-//!   ([`super::mcp_ui`]); a hook's cancel of the task is also said in the result's text.
-//! - The protocol owns the client's pipes ([`super::protocol_stdio`]): before any plugin is
-//!   loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a process it
-//!   starts) that prints, reads or closes them cannot corrupt or silence the stream. The server
-//!   exits when stdin closes.
+//! - Cancellation: `notifications/cancelled` for the request, the end of stdin and the end of
+//!   an HTTP session cancel the call (the tool sees it; execute_command stops the command's
+//!   process group; an isolated worker that does not stop is killed after a grace period); rmcp
+//!   sends no answer for a cancelled request.
+//! - Approvals and questions go to the client's user by elicitation ([`super::mcp_ui`]) unless
+//!   `--yes`; without elicitation, what the settings do not auto-approve is denied. Events
+//!   become `notifications/progress` for a request with a `progressToken`; errors and
+//!   notifications become `notifications/message`.
+//! - The workspace is `--cwd`, else the client's roots (asked for on the first call, again
+//!   after `roots/list_changed`; a change starts a new task), else the current directory — but
+//!   never `/` by default.
+//! - Over stdio the protocol owns the client's pipes ([`super::protocol_stdio`]): before any
+//!   plugin is loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a
+//!   process it starts) that prints, reads or closes them cannot corrupt or silence the stream.
+//!   Lines are read by [`super::mcp_transport`] (JSON-RPC errors for what cannot be served, the
+//!   size limit). The server exits when stdin closes.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, ServerInitializeError};
+use rmcp::service::{Peer, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tool_api::texts;
 
-use super::mcp_ui::{ClientLink, McpUi};
+use tokio_util::sync::CancellationToken;
+
+use super::mcp_roots::{client_roots, follows_client_roots, root_specs, ROOT_REFUSED};
+use super::mcp_stdio as protocol_stdio;
+use super::mcp_transport::LineTransport;
+use super::mcp_ui::{CallUi, ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
-use crate::call::CallOutcome;
+use crate::call::{CallOptions, CallOutcome};
+use crate::plugins::handler::Cancellation;
 use crate::policy::ApprovalMode;
 use crate::ui::Ui;
-use crate::Host;
+use crate::{Host, RootSpec};
 
 /// Arguments of `toolhost mcp`.
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {
-    /// The workspace directory. Default: the current directory.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<std::path::PathBuf>,
+    /// The workspace.
+    #[command(flatten)]
+    pub workspace: super::WorkspaceArgs,
     /// Approve everything without asking. Otherwise only what the settings auto-approve runs.
     #[arg(long)]
     pub yes: bool,
     /// Hot swap (the tools list is read anew for every `tools/list`).
     #[command(flatten)]
     pub hot_swap: super::HotSwapArgs,
+    /// Serve streamable HTTP at ADDR (`HOST:PORT`, or a port on 127.0.0.1) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// `--http`: the file whose first line is the bearer token. Default: $TOOLHOST_MCP_TOKEN,
+    /// else a token generated and printed on stderr.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// `--http`: a browser origin allowed besides the loopback ones (`https://app.example:443`).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
+    /// `--http`: seconds after which an idle session expires.
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub session_idle: u64,
 }
 
 /// Serves every loaded tool over MCP on stdin/stdout until the client closes stdin.
 ///
-/// `build_host` makes the [`Host`] for a workspace (`None`: the current directory), an
-/// approval mode and the session's UI; it is called once the standard streams are safe, so
-/// that nothing a plugin prints while loading reaches the protocol stream. `Err` is a usage
-/// error.
+/// `build_host` makes the [`Host`] for the workspace's roots (none: the settings' roots, else
+/// the current directory; see [`super::open_workspace`]), an approval mode and the session's
+/// UI; it is called once the standard streams are safe, so that nothing a plugin prints while
+/// loading reaches the protocol stream. `Err` is a usage error.
 pub fn run(
     args: McpArgs,
-    build_host: impl FnOnce(Option<&Path>, ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
+    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
+    // Questions go to the client's user when it declared elicitation ([`McpUi`]);
+    // otherwise nobody answers and what the settings do not auto-approve is denied.
+    let approval = if args.yes {
+        ApprovalMode::ApproveAll
+    } else {
+        ApprovalMode::Ask
+    };
+    if let Some(addr) = &args.http {
+        return run_http(&args, addr, approval, build_host);
+    }
     // One thread drives the protocol; calls run on the blocking pool, so a multi-threaded
     // scheduler would only add wake-ups between threads.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -69,20 +108,16 @@ pub fn run(
     let result = runtime.block_on(async {
         let (input, output) = protocol_stdio::take()
             .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
-        let approval = if args.yes {
-            ApprovalMode::ApproveAll
-        } else {
-            ApprovalMode::DenyUnlessAuto
-        };
         let client = ClientLink::default();
         let ui = Box::new(McpUi::new(client.clone()));
-        let host = build_host(args.cwd.as_deref(), approval, ui)?;
-        let code = serve(
-            McpServer::new(host.clone()).with_client(client),
-            input,
-            output,
-        )
-        .await;
+        let roots = args.workspace.roots();
+        let host = build_host(&roots, approval, ui)?;
+        let server = McpServer::new(host.clone())
+            .with_client(client)
+            .following_roots(follows_client_roots(&roots, &host));
+        let limit = usize::try_from(host.settings().limits.max_request_bytes).unwrap_or(usize::MAX);
+        let transport = LineTransport::new(input, output, limit.max(1), server.session.clone());
+        let code = serve(server, transport).await;
         host.registry().shutdown();
         Ok(code)
     });
@@ -92,14 +127,55 @@ pub fn run(
     result
 }
 
-/// Runs the protocol on `input`/`output` until the client closes `input`.
+/// `--http`: the plugins are loaded once; every HTTP session is a new task over them.
+fn run_http(
+    args: &McpArgs,
+    addr: &str,
+    approval: ApprovalMode,
+    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
+) -> Result<ExitCode, String> {
+    let options = super::mcp_http::HttpOptions {
+        addr: super::mcp_http::parse_addr(addr)?,
+        token: super::mcp_http::token(args.token_file.as_deref())?,
+        allowed_origins: args.allow_origin.clone(),
+        session_idle: std::time::Duration::from_secs(args.session_idle.max(1)),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let base = build_host(
+        &args.workspace.roots(),
+        approval,
+        Box::new(crate::ui::HeadlessUi),
+    )?;
+    let follow_roots = follows_client_roots(&args.workspace.roots(), &base);
+    let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
+        let client = ClientLink::default();
+        let workspace = crate::policy::Workspace::with_roots(&root_specs(base.workspace()))?;
+        let task = base.new_task(crate::TaskConfig {
+            workspace,
+            ui: Box::new(McpUi::new(client.clone())),
+            approval,
+        });
+        Ok(McpServer::new(task)
+            .with_client(client)
+            .following_roots(follow_roots))
+    }));
+    base.registry().shutdown();
+    runtime.shutdown_background();
+    served.map(|()| ExitCode::SUCCESS)
+}
+
+/// Runs the protocol on `transport` until the client closes its input; the calls still
+/// running are cancelled then.
 async fn serve(
     server: McpServer,
-    input: protocol_stdio::Reader,
-    output: protocol_stdio::Writer,
+    transport: LineTransport<protocol_stdio::Reader, protocol_stdio::Writer>,
 ) -> ExitCode {
     let client = server.client.clone();
-    let running = match server.serve((input, output)).await {
+    let session = server.session.clone();
+    let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => {
             tracing::info!(target: "toolhost::mcp", "the client closed stdin before initializing");
@@ -111,7 +187,9 @@ async fn serve(
         }
     };
     client.connect(running.peer().clone(), tokio::runtime::Handle::current());
-    match running.waiting().await {
+    let ended = running.waiting().await;
+    session.cancel();
+    match ended {
         Ok(reason) => {
             tracing::info!(target: "toolhost::mcp", "MCP session ended: {reason:?}");
             ExitCode::SUCCESS
@@ -123,12 +201,36 @@ async fn serve(
     }
 }
 
-/// The MCP server over one [`Host`].
+/// Sends `notifications/tools/list_changed` to `peer` after every hot swap, for as long as the
+/// session lasts.
+fn announce_tool_changes(host: &Host, peer: Peer<RoleServer>) {
+    let handle = tokio::runtime::Handle::current();
+    host.on_tools_changed(move || {
+        if peer.is_transport_closed() {
+            return false;
+        }
+        let peer = peer.clone();
+        handle.spawn(async move {
+            if let Err(e) = peer.notify_tool_list_changed().await {
+                tracing::debug!(target: "toolhost::mcp", "tools/list_changed not sent: {e}");
+            }
+        });
+        true
+    });
+}
+
+/// The MCP server of one session over one [`Host`] (the session's task).
 #[derive(Clone)]
 pub struct McpServer {
     host: Arc<Host>,
     /// Where the host's [`McpUi`] sends events, and the level the client asked for.
     client: ClientLink,
+    /// Cancelled when the session ends; every call's cancellation is a child of it.
+    session: Arc<Cancellation>,
+    /// Whether the workspace is the client's roots (no `--cwd` was given).
+    follow_roots: bool,
+    /// The task over the client's roots, once asked for; `None` again when they change.
+    rooted: Arc<tokio::sync::Mutex<Option<Arc<Host>>>>,
 }
 
 impl McpServer {
@@ -137,7 +239,52 @@ impl McpServer {
         Self {
             host,
             client: ClientLink::default(),
+            session: Arc::default(),
+            follow_roots: false,
+            rooted: Arc::default(),
         }
+    }
+
+    /// The same server, its workspace the client's roots when it offers them (no `--cwd`).
+    pub fn following_roots(self, follow: bool) -> Self {
+        Self {
+            follow_roots: follow,
+            ..self
+        }
+    }
+
+    /// The task a call runs in: the session's host, or, following the client's roots, a task
+    /// over them (asked for with `roots/list` on the first call after a change). `/` is never
+    /// an implicit workspace.
+    async fn task(&self, peer: &Peer<RoleServer>) -> Result<Arc<Host>, String> {
+        if !self.follow_roots {
+            return Ok(self.host.clone());
+        }
+        let mut rooted = self.rooted.lock().await;
+        if let Some(task) = rooted.as_ref() {
+            return Ok(task.clone());
+        }
+        let dirs = client_roots(peer).await?;
+        let task = if dirs.is_empty() {
+            if self.host.workspace().cwd() == std::path::Path::new("/") {
+                return Err(ROOT_REFUSED.to_string());
+            }
+            self.host.clone()
+        } else {
+            if dirs.iter().any(|d| d == std::path::Path::new("/")) {
+                return Err(ROOT_REFUSED.to_string());
+            }
+            let specs: Vec<RootSpec> = dirs.into_iter().map(RootSpec::unnamed).collect();
+            let workspace = crate::policy::Workspace::with_roots(&specs)
+                .map_err(|e| format!("cannot use the client's roots as the workspace: {e}"))?;
+            self.host.new_task(crate::TaskConfig {
+                workspace,
+                ui: Box::new(McpUi::new(self.client.clone())),
+                approval: self.host.approval_mode(),
+            })
+        };
+        *rooted = Some(task.clone());
+        Ok(task)
     }
 
     /// The same server, connecting `client` (the link of the host's [`McpUi`]) once the
@@ -167,14 +314,46 @@ impl McpServer {
             .collect()
     }
 
-    /// Runs one `tools/call` on the host; `None` when no tool has that name.
-    pub async fn call(&self, name: &str, arguments: Option<Value>) -> Option<CallToolResult> {
+    /// Runs one `tools/call` on the host; `None` when no tool has that name. Cancelling
+    /// `cancelled` (the request's token) cancels the call; its events go out as progress with
+    /// `progress` (the request's token).
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        cancelled: CancellationToken,
+        progress: Option<ProgressToken>,
+        peer: &Peer<RoleServer>,
+    ) -> Option<CallToolResult> {
         self.host.lookup(name)?;
+        let host = match self.task(peer).await {
+            Ok(host) => host,
+            Err(refused) => {
+                return Some(CallToolResult::error(vec![ContentBlock::text(
+                    texts::tool_error(&refused),
+                )]))
+            }
+        };
         let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
         let params = params.to_string();
-        let host = self.host.clone();
         let tool = name.to_string();
-        let joined = tokio::task::spawn_blocking(move || host.call(&tool, &params)).await;
+        let cancellation = self.session.child();
+        let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
+            self.client.clone(),
+            progress,
+            cancellation.clone(),
+        ));
+        let options = CallOptions {
+            cancellation: Some(cancellation.clone()),
+            ui: Some(ui),
+        };
+        let watch = tokio::spawn(async move {
+            cancelled.cancelled().await;
+            cancellation.cancel();
+        });
+        let joined =
+            tokio::task::spawn_blocking(move || host.call_with(&tool, &params, &options)).await;
+        watch.abort();
         protocol_stdio::restore();
         Some(match joined {
             Ok(outcome) => call_result(&outcome),
@@ -187,8 +366,12 @@ impl McpServer {
     }
 }
 
-/// A call's outcome as an MCP result: the model's text, then the images.
+/// A call's outcome as an MCP result: a relayed MCP server's result as it came
+/// ([`super::mcp_result`]), else the model's text, then the images.
 fn call_result(outcome: &CallOutcome) -> CallToolResult {
+    if let Some(relayed) = super::mcp_result::relayed(outcome) {
+        return relayed;
+    }
     let text = outcome.unattended_text();
     let images = outcome.images();
     let mut content = Vec::with_capacity(1 + images.len());
@@ -213,13 +396,14 @@ impl ServerHandler for McpServer {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
         .with_instructions(format!(
-            "Tools of a coding agent. Relative paths are resolved against the workspace {}.",
-            self.host.workspace().cwd().display()
+            "Tools of a coding agent. {}",
+            super::describe_workspace(self.host.workspace())
         ))
     }
 
@@ -233,6 +417,20 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.client
+            .connect_once(context.peer.clone(), tokio::runtime::Handle::current());
+        announce_tool_changes(&self.host, context.peer);
+    }
+
+    async fn on_roots_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        // The next call asks for the roots again and runs in a task over them.
+        *self.rooted.lock().await = None;
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -244,10 +442,22 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(Value::Object);
-        match self.call(&request.name, arguments).await {
+        let progress = context.meta.get_progress_token();
+        self.client
+            .connect_once(context.peer.clone(), tokio::runtime::Handle::current());
+        match self
+            .call(
+                &request.name,
+                arguments,
+                context.ct.clone(),
+                progress,
+                &context.peer,
+            )
+            .await
+        {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::invalid_params(
                 format!("Unknown tool: {}", request.name),
@@ -255,78 +465,4 @@ impl ServerHandler for McpServer {
             )),
         }
     }
-}
-
-/// The client's stdin and stdout, taken over for the protocol alone
-/// ([`super::protocol_stdio`]), as the async streams rmcp reads and writes.
-#[cfg(unix)]
-mod protocol_stdio {
-    use std::fs::File;
-    use std::io;
-    use std::os::unix::fs::FileTypeExt;
-
-    use tokio::io::{AsyncRead, AsyncWrite};
-    use tokio::net::unix::pipe;
-
-    /// The protocol's input.
-    pub type Reader = Box<dyn AsyncRead + Send + Unpin>;
-    /// The protocol's output.
-    pub type Writer = Box<dyn AsyncWrite + Send + Unpin>;
-
-    /// Moves the protocol onto private copies of fds 0 and 1 (see
-    /// [`crate::frontends::protocol_stdio::take`]). Must run inside the runtime: pipes register
-    /// with its reactor.
-    pub fn take() -> io::Result<(Reader, Writer)> {
-        let (input, output) = crate::frontends::protocol_stdio::take()?;
-        Ok((reader(input)?, writer(output)?))
-    }
-
-    /// Points the standard streams away from the protocol again if a plugin closed them.
-    pub fn restore() {
-        crate::frontends::protocol_stdio::restore();
-    }
-
-    /// A pipe (how MCP clients start servers) is read on the reactor; anything else (a file, a
-    /// terminal) on the blocking pool.
-    fn reader(file: File) -> io::Result<Reader> {
-        if is_fifo(&file) {
-            Ok(Box::new(pipe::Receiver::from_file(file)?))
-        } else {
-            Ok(Box::new(tokio::fs::File::from_std(file)))
-        }
-    }
-
-    fn writer(file: File) -> io::Result<Writer> {
-        if is_fifo(&file) {
-            Ok(Box::new(pipe::Sender::from_file(file)?))
-        } else {
-            Ok(Box::new(tokio::fs::File::from_std(file)))
-        }
-    }
-
-    fn is_fifo(file: &File) -> bool {
-        file.metadata().is_ok_and(|m| m.file_type().is_fifo())
-    }
-}
-
-/// Elsewhere the standard streams are used as they are.
-#[cfg(not(unix))]
-mod protocol_stdio {
-    use std::io;
-
-    use tokio::io::{AsyncRead, AsyncWrite};
-
-    /// The protocol's input.
-    pub type Reader = Box<dyn AsyncRead + Send + Unpin>;
-    /// The protocol's output.
-    pub type Writer = Box<dyn AsyncWrite + Send + Unpin>;
-
-    /// The standard streams.
-    pub fn take() -> io::Result<(Reader, Writer)> {
-        let (input, output) = rmcp::transport::stdio();
-        Ok((Box::new(input), Box::new(output)))
-    }
-
-    /// Nothing to restore.
-    pub fn restore() {}
 }

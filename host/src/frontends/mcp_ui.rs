@@ -1,19 +1,34 @@
-//! The UI of `toolhost mcp`: the events a user should see (errors, notifications) go to the
-//! client as MCP `notifications/message` (logging), at the level the client chose with
-//! `logging/setLevel` (by default every one); nobody can be asked.
+//! The UI of `toolhost mcp`: what a user should see, and the questions only a user can answer.
+//!
+//! - Errors and notifications go to the client as `notifications/message` (logging), at the
+//!   level the client chose with `logging/setLevel` (by default every one).
+//! - Questions become `elicitation/create` when the client declared elicitation: an approval
+//!   is a form with an `approve` switch and an optional `feedback` (a denial's feedback reaches
+//!   the model as Cline's denial-with-feedback text); ask_followup_question's question has its
+//!   options as the choices of `answer`; any other question is a free-text `response`. A
+//!   declined or cancelled form answers "no" to an approval and nothing to a question (the
+//!   tool then behaves as with nobody to answer). Without elicitation nobody can be asked.
+//! - A call made with a `progressToken` has a UI of its own ([`CallUi`]): its events (command
+//!   output, browser steps, a subagent's progress) become `notifications/progress` messages.
 //!
 //! rmcp marks MCP logging deprecated (SEP-2577, proposed for removal); it is still the
 //! protocol's way for a server to tell its client's user something outside a result.
 #![allow(deprecated)]
 
+use std::future::Future;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::model::{
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+};
 use rmcp::service::Peer;
 use rmcp::RoleServer;
-use serde_json::Value;
-use tool_api::model::AskReply;
+use serde_json::{json, Value};
+use tool_api::model::{AskReply, AskResponse};
 
+use crate::plugins::handler::Cancellation;
 use crate::ui::{Ui, ERROR_EVENT, NOTIFICATION_EVENT};
 
 /// The client of one MCP session, once the session is up: where [`McpUi`] sends events.
@@ -35,6 +50,14 @@ impl ClientLink {
         self.lock().peer = Some((peer, handle));
     }
 
+    /// [`ClientLink::connect`] unless already connected.
+    pub fn connect_once(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
+        let mut link = self.lock();
+        if link.peer.is_none() {
+            link.peer = Some((peer, handle));
+        }
+    }
+
     /// The client's `logging/setLevel`.
     pub fn set_level(&self, level: LoggingLevel) {
         self.lock().level = Some(level);
@@ -44,31 +67,108 @@ impl ClientLink {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Sends one `notifications/message`. From a call's thread it waits until the message is
-    /// written, so that it reaches the client before the call's result.
-    fn send(&self, level: LoggingLevel, text: &str) {
-        let (peer, handle) = {
-            let link = self.lock();
-            if link.level.is_some_and(|least| rank(level) < rank(least)) {
-                return;
-            }
-            match &link.peer {
-                Some((peer, handle)) => (peer.clone(), handle.clone()),
-                None => return,
-            }
-        };
+    fn peer(&self) -> Option<(Peer<RoleServer>, tokio::runtime::Handle)> {
+        self.lock().peer.clone()
+    }
+
+    /// Runs `work` with the peer on the session's runtime and waits for its answer, from a
+    /// call's thread (calls never run on the runtime's own thread). `None` before the session
+    /// is up or when the session ended first.
+    fn run<T: Send + 'static, F>(&self, work: impl FnOnce(Peer<RoleServer>) -> F) -> Option<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        let (peer, handle) = self.peer()?;
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        let future = work(peer);
+        handle.spawn(async move {
+            let _ = sender.send(future.await);
+        });
+        receiver.recv().ok()
+    }
+
+    /// Sends one `notifications/message` and waits until it is written, so that it reaches
+    /// the client before the call's result.
+    fn log(&self, level: LoggingLevel, text: &str) {
+        if self
+            .lock()
+            .level
+            .is_some_and(|least| rank(level) < rank(least))
+        {
+            return;
+        }
         let mut message = LoggingMessageNotificationParam::new(level, Value::from(text));
         message.logger = Some("toolhost".to_string());
-        let notify = async move {
+        self.run(|peer| async move {
             if let Err(e) = peer.notify_logging_message(message).await {
                 tracing::debug!(target: "toolhost::mcp", "notification not sent: {e}");
             }
-        };
-        if tokio::runtime::Handle::try_current().is_ok() {
-            handle.spawn(notify);
-        } else {
-            handle.block_on(notify);
+        });
+    }
+
+    /// Sends one `notifications/progress` and waits until it is written.
+    fn progress(&self, token: ProgressToken, progress: u32, message: String) {
+        let mut param = ProgressNotificationParam::new(token, f64::from(progress));
+        param.message = Some(message);
+        self.run(|peer| async move {
+            if let Err(e) = peer.notify_progress(param).await {
+                tracing::debug!(target: "toolhost::mcp", "progress not sent: {e}");
+            }
+        });
+    }
+
+    /// Whether the client declared form elicitation.
+    fn can_elicit(&self) -> bool {
+        self.peer().is_some_and(|(peer, _)| {
+            peer.peer_info()
+                .is_some_and(|info| info.capabilities.elicitation.is_some())
+        })
+    }
+
+    /// Asks the user with a form; `None` when the client cannot be asked, the request failed
+    /// or `cancellation` (the call's) came first. Otherwise the action and the form's content.
+    fn elicit(
+        &self,
+        message: &str,
+        schema: Value,
+        cancellation: Option<&Arc<Cancellation>>,
+    ) -> Option<(ElicitationAction, Value)> {
+        if !self.can_elicit() {
+            return None;
         }
+        let schema: ElicitationSchema = serde_json::from_value(schema)
+            .map_err(|e| tracing::error!(target: "toolhost::mcp", "elicitation schema: {e}"))
+            .ok()?;
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.to_string(),
+            requested_schema: schema,
+        };
+        let watched = cancellation.cloned();
+        let answer = self.run(|peer| async move {
+            let ask = peer.create_elicitation(params);
+            match watched {
+                Some(cancellation) => tokio::select! {
+                    answer = ask => Some(answer),
+                    () = wait_cancelled(cancellation) => None,
+                },
+                None => Some(ask.await),
+            }
+        })??;
+        match answer {
+            Ok(result) => Some((result.action, result.content.unwrap_or(Value::Null))),
+            Err(e) => {
+                tracing::warn!(target: "toolhost::mcp", "elicitation failed: {e}");
+                None
+            }
+        }
+    }
+}
+
+/// Resolves once `cancellation` is cancelled (polled: it is a blocking flag).
+async fn wait_cancelled(cancellation: Arc<Cancellation>) {
+    while !cancellation.is_cancelled() {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
 
@@ -100,17 +200,197 @@ impl McpUi {
 
 impl Ui for McpUi {
     fn say(&self, kind: &str, text: &str, partial: bool) {
-        if partial {
+        log_event(&self.link, kind, text, partial);
+    }
+
+    fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
+        ask(&self.link, kind, text, None)
+    }
+}
+
+/// Errors and notifications as log messages; other events are logged on stderr's tracing.
+fn log_event(link: &ClientLink, kind: &str, text: &str, partial: bool) {
+    if partial {
+        return;
+    }
+    match kind {
+        ERROR_EVENT => link.log(LoggingLevel::Error, text),
+        NOTIFICATION_EVENT => link.log(LoggingLevel::Notice, text),
+        _ => tracing::info!(target: "toolhost::ui", "{kind}: {text}"),
+    }
+}
+
+/// The UI of one `tools/call`: the session's, plus its events as progress messages when the
+/// client gave a `progressToken`, and questions that give up when the call is cancelled.
+pub struct CallUi {
+    link: ClientLink,
+    progress: Option<ProgressToken>,
+    sent: AtomicU32,
+    cancellation: Arc<Cancellation>,
+}
+
+impl CallUi {
+    /// The UI of a call with `progress` (the request's token, if any) under `cancellation`.
+    pub fn new(
+        link: ClientLink,
+        progress: Option<ProgressToken>,
+        cancellation: Arc<Cancellation>,
+    ) -> Self {
+        Self {
+            link,
+            progress,
+            sent: AtomicU32::new(0),
+            cancellation,
+        }
+    }
+}
+
+impl Ui for CallUi {
+    fn say(&self, kind: &str, text: &str, partial: bool) {
+        log_event(&self.link, kind, text, partial);
+        if partial || text.is_empty() {
             return;
         }
-        match kind {
-            ERROR_EVENT => self.link.send(LoggingLevel::Error, text),
-            NOTIFICATION_EVENT => self.link.send(LoggingLevel::Notice, text),
-            _ => tracing::info!(target: "toolhost::ui", "{kind}: {text}"),
+        if let Some(token) = &self.progress {
+            let message = if kind == "command_output" {
+                text.to_string()
+            } else {
+                format!("{kind}: {text}")
+            };
+            let progress = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
+            self.link.progress(token.clone(), progress, message);
         }
     }
 
-    fn ask(&self, _kind: &str, _text: &str) -> Option<AskReply> {
-        None
+    fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
+        ask(&self.link, kind, text, Some(&self.cancellation))
     }
+}
+
+/// A question (Cline's `ask`) as an elicitation form, and the form's answer as Cline's reply.
+fn ask(
+    link: &ClientLink,
+    kind: &str,
+    text: &str,
+    cancellation: Option<&Arc<Cancellation>>,
+) -> Option<AskReply> {
+    match kind {
+        "followup" => followup(link, text, cancellation),
+        "tool" | "hook" | "command" => approval(link, text, cancellation),
+        _ => free_text(link, kind, text, cancellation),
+    }
+}
+
+/// An approval: approve, or deny with optional feedback.
+fn approval(
+    link: &ClientLink,
+    text: &str,
+    cancellation: Option<&Arc<Cancellation>>,
+) -> Option<AskReply> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "approve": {"type": "boolean", "title": "Approve", "description": "Let the tool go ahead.", "default": false},
+            "feedback": {"type": "string", "title": "Feedback", "description": "Optional: tell the model why, or what to do instead."},
+        },
+        "required": ["approve"],
+    });
+    let (action, content) = link.elicit(text, schema, cancellation)?;
+    let feedback = content["feedback"]
+        .as_str()
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(str::to_string);
+    let approved = action == ElicitationAction::Accept && content["approve"] == true;
+    Some(AskReply {
+        response: if approved {
+            AskResponse::Yes
+        } else if feedback.is_some() {
+            AskResponse::Message
+        } else {
+            AskResponse::No
+        },
+        text: if approved { None } else { feedback },
+    })
+}
+
+/// ask_followup_question's `{"question", "options"}`: the options are the choices of
+/// `answer`; a typed answer wins over a choice.
+fn followup(
+    link: &ClientLink,
+    text: &str,
+    cancellation: Option<&Arc<Cancellation>>,
+) -> Option<AskReply> {
+    let asked: Value = serde_json::from_str(text).unwrap_or_else(|_| json!({"question": text}));
+    let question = asked["question"].as_str().unwrap_or(text);
+    let options: Vec<&str> = asked["options"]
+        .as_array()
+        .map(|o| o.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut properties = serde_json::Map::new();
+    if options.is_empty() {
+        properties.insert(
+            "answer".into(),
+            json!({"type": "string", "title": "Answer"}),
+        );
+    } else {
+        properties.insert(
+            "answer".into(),
+            json!({"type": "string", "title": "Answer", "enum": options}),
+        );
+        properties.insert(
+            "other".into(),
+            json!({"type": "string", "title": "Other answer", "description": "Optional: an answer of your own instead of a choice."}),
+        );
+    }
+    let schema = json!({"type": "object", "properties": properties});
+    let (action, content) = link.elicit(question, schema, cancellation)?;
+    if action != ElicitationAction::Accept {
+        return None;
+    }
+    let typed = content["other"].as_str().map(str::trim).unwrap_or_default();
+    let answer = if typed.is_empty() {
+        content["answer"].as_str().unwrap_or_default()
+    } else {
+        typed
+    };
+    Some(AskReply {
+        response: AskResponse::Message,
+        text: Some(answer.to_string()),
+    })
+}
+
+/// Any other question (plan_mode_respond, attempt_completion's feedback): a free-text reply;
+/// an empty one is a plain "yes".
+fn free_text(
+    link: &ClientLink,
+    kind: &str,
+    text: &str,
+    cancellation: Option<&Arc<Cancellation>>,
+) -> Option<AskReply> {
+    let message = if text.is_empty() {
+        format!("{kind}: any reply?")
+    } else {
+        text.to_string()
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {"response": {"type": "string", "title": "Reply"}},
+    });
+    let (action, content) = link.elicit(&message, schema, cancellation)?;
+    if action != ElicitationAction::Accept {
+        return None;
+    }
+    let reply = content["response"].as_str().map(str::trim).unwrap_or("");
+    Some(if reply.is_empty() {
+        AskReply {
+            response: AskResponse::Yes,
+            text: None,
+        }
+    } else {
+        AskReply {
+            response: AskResponse::Message,
+            text: Some(reply.to_string()),
+        }
+    })
 }

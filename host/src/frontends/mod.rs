@@ -1,19 +1,28 @@
 //! The ways in: the command line (`cli`), JSON lines on stdio (`serve`), an MCP server
-//! (`mcp`, its UI events to the client in `mcp_ui`), a recorded assistant message replayed
+//! (`mcp`; its UI, elicitation and progress in `mcp_ui`, its stdio lines in `mcp_transport` and
+//! `mcp_stdio`, streamable HTTP in `mcp_http`), a recorded assistant message replayed
 //! (`replay`), and the reports of `toolhost mcp-servers`, `toolhost bundle` and
-//! `toolhost hooks`. `serve` and `mcp` keep the client's stdin and stdout for their protocol
+//! `toolhost hooks`; `workspace_args` is where the workspace's roots come from. `serve` and `mcp` keep the client's stdin and stdout for their protocol
 //! alone (`protocol_stdio`).
 
 pub mod bundle;
 pub mod cli;
 pub mod hooks;
 pub mod mcp;
+mod mcp_http;
+mod mcp_result;
+mod mcp_roots;
 pub mod mcp_servers;
+mod mcp_stdio;
+mod mcp_transport;
 pub mod mcp_ui;
 #[cfg(unix)]
 pub mod protocol_stdio;
 pub mod replay;
 pub mod serve;
+pub mod workspace_args;
+
+pub use workspace_args::{describe_workspace, open_workspace, WorkspaceArgs};
 
 /// The hot-swap options of the long-running frontends (`serve`, `mcp`).
 #[derive(Debug, clap::Args, Default)]

@@ -14,45 +14,148 @@
 //!
 //! A line that is not a request (not UTF-8, not JSON, no `tool`) is answered with
 //! `{"id", "error"}` (the id when it can be read, else `null`) and serving goes on.
+//!
+//! With `--ask` the client answers the questions a call asks (approvals, ask_followup_question,
+//! an untrusted hook): while the call runs, the host writes
+//! `{"ask": {"id": N, "kind": "tool"|"followup"|"hook"|..., "text": "..."}}` and waits for
+//! `{"answer": N, "response": "yes"|"no"|"message", "text": "..."}` (`text`: the feedback of
+//! a denial, the answer to a question). A request sent instead of the answer is refused with an
+//! error (requests run one at a time); the end of stdin answers nothing. Without `--ask`
+//! nobody is asked and what the settings do not auto-approve is denied.
 
 use std::io::{BufRead, Write};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{json, Value};
+use tool_api::model::{AskReply, AskResponse};
 
+use crate::ui::{StderrUi, Ui};
 use crate::Host;
 
+/// The client's two streams, shared by the serving loop and the questions of a call.
+struct Channel {
+    input: Mutex<Box<dyn BufRead + Send>>,
+    output: Mutex<Box<dyn Write + Send>>,
+}
+
+impl Channel {
+    /// The next line, without its newline; `None` at the end of the input.
+    fn read_line(&self) -> std::io::Result<Option<Vec<u8>>> {
+        let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut line = Vec::new();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(None);
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        Ok(Some(line))
+    }
+
+    fn write(&self, message: &Value) -> std::io::Result<()> {
+        #[cfg(unix)]
+        super::protocol_stdio::restore();
+        let mut output = self.output.lock().unwrap_or_else(PoisonError::into_inner);
+        writeln!(output, "{message}")?;
+        output.flush()
+    }
+}
+
+/// The UI of `serve`: events as [`StderrUi`] shows them; questions asked of the client when it
+/// said it answers them (`--ask`).
+struct ServeUi {
+    channel: Arc<Channel>,
+    asks: bool,
+    next: AtomicU64,
+}
+
+impl Ui for ServeUi {
+    fn say(&self, kind: &str, text: &str, partial: bool) {
+        StderrUi.say(kind, text, partial);
+    }
+
+    fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
+        if !self.asks {
+            return None;
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        self.channel
+            .write(&json!({"ask": {"id": id, "kind": kind, "text": text}}))
+            .ok()?;
+        loop {
+            let line = self.channel.read_line().ok()??;
+            match parse_answer(&line, id) {
+                Ok(reply) => return Some(reply),
+                Err(refusal) => self.channel.write(&refusal).ok()?,
+            }
+        }
+    }
+}
+
+/// The client's answer to question `id`, or the error that refuses the line.
+fn parse_answer(line: &[u8], id: u64) -> Result<AskReply, Value> {
+    let message: Value = serde_json::from_slice(line).map_err(|e| {
+        json!({"id": null, "error": format!("not a JSON answer: {e}; question {id} is still waiting")})
+    })?;
+    if message.get("answer").and_then(Value::as_u64) != Some(id) {
+        let other = message.get("id").cloned().unwrap_or(Value::Null);
+        return Err(json!({"id": other, "error": format!(
+            "question {id} is waiting for its answer ({{\"answer\": {id}, \"response\": \"yes\"|\"no\"|\"message\", \"text\": ...}}); requests run one at a time"
+        )}));
+    }
+    let text = message
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let response = match message.get("response").and_then(Value::as_str) {
+        Some("yes") => AskResponse::Yes,
+        Some("no") => AskResponse::No,
+        Some("message") => AskResponse::Message,
+        other => {
+            return Err(json!({"id": null, "error": format!(
+                "the answer to question {id} needs \"response\": \"yes\", \"no\" or \"message\" (got {other:?})"
+            )}))
+        }
+    };
+    Ok(AskReply { response, text })
+}
+
 /// Serves requests on the client's stdin and stdout, taken over for the protocol before
-/// `build_host` builds the host (so that nothing a plugin prints while loading reaches the
-/// stream), until stdin closes. Returns the host, to be shut down.
-pub fn run(build_host: impl FnOnce() -> Result<Arc<Host>, String>) -> Result<Arc<Host>, String> {
+/// `build_host` builds the host with the UI it gets (so that nothing a plugin prints while
+/// loading reaches the stream), until stdin closes. `asks`: the client answers questions.
+/// Returns the host, to be shut down.
+pub fn run(
+    asks: bool,
+    build_host: impl FnOnce(Box<dyn Ui>) -> Result<Arc<Host>, String>,
+) -> Result<Arc<Host>, String> {
     #[cfg(unix)]
     let (input, output) = super::protocol_stdio::take()
         .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
     #[cfg(not(unix))]
     let (input, output) = (std::io::stdin(), std::io::stdout());
-    let host = build_host()?;
-    serve(
-        &host,
-        std::io::BufReader::new(input),
-        std::io::BufWriter::new(output),
-    )
-    .map_err(|e| format!("serve: {e}"))?;
+    let channel = Arc::new(Channel {
+        input: Mutex::new(Box::new(std::io::BufReader::new(input))),
+        output: Mutex::new(Box::new(std::io::BufWriter::new(output))),
+    });
+    let ui = ServeUi {
+        channel: channel.clone(),
+        asks,
+        next: AtomicU64::new(0),
+    };
+    let host = build_host(Box::new(ui))?;
+    serve(&host, &channel).map_err(|e| format!("serve: {e}"))?;
     Ok(host)
 }
 
-/// Serves requests from `input` until it closes, writing answers to `output`.
-pub fn serve(host: &Arc<Host>, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
-    for line in input.split(b'\n') {
-        let line = line?;
+/// Serves requests from the channel until its input closes.
+fn serve(host: &Arc<Host>, channel: &Channel) -> std::io::Result<()> {
+    while let Some(line) = channel.read_line()? {
         if line.trim_ascii().is_empty() {
             continue;
         }
         let answer = answer(host, &line);
-        #[cfg(unix)]
-        super::protocol_stdio::restore();
-        writeln!(output, "{answer}")?;
-        output.flush()?;
+        channel.write(&answer)?;
     }
     Ok(())
 }

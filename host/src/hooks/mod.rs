@@ -115,9 +115,9 @@ pub struct Hooks {
 }
 
 impl Hooks {
-    /// Hooks from `[hooks] dir`, the global Cline hooks directory and the workspace's
-    /// `.clinerules/hooks/`; none when the settings disable them.
-    pub fn discover(settings: &HookSettings, workspace_root: &Path) -> Self {
+    /// Hooks from `[hooks] dir`, the global Cline hooks directory and each workspace root's
+    /// `.clinerules/hooks/` (as in Cline); none when the settings disable them.
+    pub fn discover(settings: &HookSettings, workspace_roots: &[PathBuf]) -> Self {
         if !settings.enabled {
             return Self::default();
         }
@@ -129,7 +129,9 @@ impl Hooks {
                 Origin::Global,
             ));
         }
-        dirs.push((workspace_root.join(".clinerules/hooks"), Origin::Workspace));
+        for root in workspace_roots {
+            dirs.push((root.join(".clinerules/hooks"), Origin::Workspace));
+        }
         dirs.retain(|(d, _)| d.is_dir());
         // A workspace directory the user also named as a global one is theirs: it runs once,
         // as global (no trust needed).

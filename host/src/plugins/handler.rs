@@ -7,7 +7,7 @@
 //! process implements the same traits over its channel. The payloads are the JSON documents of
 //! `tool_api::model` that already cross the ABI.
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -150,16 +150,37 @@ pub trait CallServices: Send + Sync {
 pub struct Cancellation {
     cancelled: Mutex<bool>,
     changed: Condvar,
+    /// Cancellations that end with this one ([`Cancellation::child`]).
+    children: Mutex<Vec<Weak<Cancellation>>>,
 }
 
 impl Cancellation {
-    /// Cancels; wakes every waiter.
+    /// Cancels; wakes every waiter, and cancels the children.
     pub fn cancel(&self) {
         *self
             .cancelled
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = true;
         self.changed.notify_all();
+        let children =
+            std::mem::take(&mut *self.children.lock().unwrap_or_else(PoisonError::into_inner));
+        for child in children.iter().filter_map(Weak::upgrade) {
+            child.cancel();
+        }
+    }
+
+    /// A cancellation of its own that is also cancelled when this one is (a nested call's,
+    /// whose timeout must not cancel its caller).
+    pub fn child(self: &Arc<Self>) -> Arc<Self> {
+        let child = Arc::new(Self::default());
+        let mut children = self.children.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.is_cancelled() {
+            child.cancel();
+        } else {
+            children.retain(|c| c.strong_count() > 0);
+            children.push(Arc::downgrade(&child));
+        }
+        child
     }
 
     /// Whether it was cancelled.
@@ -189,5 +210,25 @@ impl Cancellation {
                 .0;
         }
         *cancelled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_ends_with_its_parent_but_not_the_other_way() {
+        let parent = Arc::new(Cancellation::default());
+        let first = parent.child();
+        let second = parent.child();
+        first.cancel();
+        assert!(!parent.is_cancelled() && !second.is_cancelled());
+        parent.cancel();
+        assert!(second.is_cancelled());
+        assert!(
+            parent.child().is_cancelled(),
+            "a child of a cancelled parent starts cancelled"
+        );
     }
 }

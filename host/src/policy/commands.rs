@@ -22,19 +22,17 @@ pub struct CommandCheck {
     pub configured: bool,
 }
 
-/// Checks `command` against the permissions and the workspace's `.clineignore`.
+/// Checks `command`, which runs in the workspace root `root`, against the permissions and
+/// `.clineignore`.
 pub fn check_command(
     workspace: &Workspace,
+    root: usize,
     permissions: &CommandPermissions,
     command: &str,
 ) -> CommandCheck {
     CommandCheck {
         verdict: permissions.check(command),
-        clineignore_path: super::clineignore::blocked_command_arg(
-            workspace.ignore(),
-            workspace.cwd(),
-            command,
-        ),
+        clineignore_path: super::clineignore::blocked_command_arg(workspace, root, command),
         configured: permissions.is_configured(),
     }
 }
@@ -56,6 +54,7 @@ pub struct CommandExplanation {
 /// [`check_command`], with how each stage went.
 pub fn explain_command(
     workspace: &Workspace,
+    root: usize,
     permissions: &CommandPermissions,
     command: &str,
 ) -> CommandExplanation {
@@ -63,11 +62,7 @@ pub fn explain_command(
     CommandExplanation {
         check: CommandCheck {
             verdict,
-            clineignore_path: super::clineignore::blocked_command_arg(
-                workspace.ignore(),
-                workspace.cwd(),
-                command,
-            ),
+            clineignore_path: super::clineignore::blocked_command_arg(workspace, root, command),
             configured: permissions.is_configured(),
         },
         trace,

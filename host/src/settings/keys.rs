@@ -1,4 +1,4 @@
-//! The keys of the host's own sections (`[auto_approve]`, `[limits]`, `[hooks]`, `[plugins]`
+//! The keys of the host's own sections (`[auto_approve]`, `[limits]`, `[hooks]`, `[workspace]`, `[plugins]`
 //! and `[plugins.<name>]`, `[agent]`): a misspelled one is named with the known key nearest
 //! to it. In the typed sections it is an error, as it always was; in `[agent]`, read by key,
 //! a warning. A top-level section whose name is one or two letters off a host section's is
@@ -66,11 +66,12 @@ pub(super) fn check(raw: &Value) -> Result<Vec<String>, String> {
 }
 
 /// The typed sections and their keys (the fields of their defaults).
-fn typed_sections() -> [(&'static str, Vec<String>); 3] {
+fn typed_sections() -> [(&'static str, Vec<String>); 4] {
     [
         ("auto_approve", fields(&super::AutoApprove::default())),
         ("limits", fields(&super::Limits::default())),
         ("hooks", fields(&super::HookSettings::default())),
+        ("workspace", fields(&super::WorkspaceSettings::default())),
     ]
 }
 

@@ -45,6 +45,7 @@ impl Tool for ActModeRespond {
         )
         .with_partial()
         .read_only()
+        .title("Report progress")
         .without_pre_tool_use_hooks()]
     }
 

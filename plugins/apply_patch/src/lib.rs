@@ -93,7 +93,8 @@ impl Tool for ApplyPatch {
             texts::DESCRIPTION,
             &[("input", texts::INPUT_PARAM, true)],
         )
-        .destructive()]
+        .destructive()
+        .title("Apply patch")]
     }
 
     fn describe(&self, _call: &Call) -> String {

@@ -31,6 +31,7 @@ impl Tool for AskFollowupQuestion {
         )
         .with_partial()
         .read_only()
+        .title("Ask the user")
         .without_pre_tool_use_hooks()]
     }
 

@@ -38,6 +38,7 @@ impl Tool for AttemptCompletion {
         )
         .with_partial()
         .read_only()
+        .title("Complete the task")
         .without_pre_tool_use_hooks()
         .without_post_tool_use_hooks()
         .param_alias("response", "result")]
@@ -77,7 +78,7 @@ impl Tool for AttemptCompletion {
             Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => {}
             Err(e) => return Err(e),
         }
-        Ok(ToolContent { content: blocks })
+        Ok(ToolContent::blocks(blocks))
     }
 
     fn handle_partial(&self, call: &Call, ctx: &Ctx<'_>) -> Result<(), ToolError> {

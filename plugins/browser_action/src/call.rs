@@ -148,17 +148,15 @@ fn approve(ctx: &Ctx<'_>, url: &str) -> Result<(), ToolError> {
 
 /// The text the model reads and the screenshot.
 fn result(capture: Capture) -> ToolContent {
-    ToolContent {
-        content: vec![
-            ContentBlock::Text {
-                text: texts::action_result(&capture.logs),
-            },
-            ContentBlock::Image {
-                media_type: capture.media_type,
-                data: capture.data,
-            },
-        ],
-    }
+    ToolContent::blocks(vec![
+        ContentBlock::Text {
+            text: texts::action_result(&capture.logs),
+        },
+        ContentBlock::Image {
+            media_type: capture.media_type,
+            data: capture.data,
+        },
+    ])
 }
 
 async fn close(held: &mut Option<BrowserSession>, graceful: bool) {

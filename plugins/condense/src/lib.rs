@@ -49,6 +49,7 @@ impl Tool for Condense {
         )
         .with_partial()
         .read_only()
+        .title("Condense the conversation")
         .without_pre_tool_use_hooks()]
     }
 

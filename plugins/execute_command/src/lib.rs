@@ -7,8 +7,12 @@
 //! says the command needs approval), then the run, and finally the task's file-read cache is
 //! emptied (the command may have changed any file).
 //!
+//! In a multi-root workspace, `@name:command` runs `command` in the root of that name (else the
+//! first whose path contains the name, else the primary), as in Cline; the permissions,
+//! `.clineignore`, approval and the messages all see the command without its hint.
+//!
 //! The run ([`process`]): `$SHELL -c` (bash when permissions are configured, because that is
-//! the syntax they are checked in), in the workspace directory, standard input closed, no pager
+//! the syntax they are checked in), in the workspace directory (the hinted root's), standard input closed, no pager
 //! or editor, in a process group of its own; output streamed to the user as `command_output`
 //! events and shaped for the model as Cline does ([`output`]). Every run has a timeout
 //! ([`timeout`]).
@@ -35,7 +39,6 @@
 //!   half a second after the group is gone.
 //! - The permission check is stricter than Cline's (see the host's `policy::commands`).
 //! - A missing `command` gets the host's standard missing-parameter error.
-//! - Multi-root `@workspace:` prefixes are not interpreted (single workspace).
 //! - While the call streams, the command is shown (a partial `ask("command")`) when the settings
 //!   will not auto-approve it; Cline's check there is always true, so it never shows one.
 //!
@@ -127,7 +130,9 @@ impl Tool for ExecuteCommand {
             ],
         )
         .with_partial()
-        .destructive()]
+        .destructive()
+        .title("Run command")
+        .open_world()]
     }
 
     /// While the call streams: the command as it is written, as a partial `ask("command")`,
@@ -165,7 +170,9 @@ impl Tool for ExecuteCommand {
             command = unescape_html(&command);
         }
 
-        let check = policy::check(ctx, &command)?;
+        // Cline's multi-root hint: `@name:command` runs `command` in that root.
+        let root = target_root(ctx, &mut command);
+        let check = policy::check(ctx, &command, ctx.workspace().root_name(root))?;
         if !check.allowed {
             let message = check.denial_message.unwrap_or_default();
             ctx.say("command_permission_denied", &message);
@@ -184,7 +191,8 @@ impl Tool for ExecuteCommand {
 
         // A run outside the sandbox is never a safe command: the user approves it as a command.
         let escalated = call.params.flag("sandbox_escalation");
-        let wrap = sandbox::wrap(ctx, &call.task.cwd, escalated)?;
+        let cwd = ctx.workspace().root_path(root).to_path_buf();
+        let wrap = sandbox::wrap(ctx, &cwd.to_string_lossy(), escalated)?;
         let category = if requires_approval || escalated {
             ApprovalCategory::Command
         } else {
@@ -209,7 +217,6 @@ impl Tool for ExecuteCommand {
         }
         ctx.say("command", &command);
 
-        let cwd = PathBuf::from(&call.task.cwd);
         let request = Request {
             command: strip_cd_prefix(&command, &cwd),
             cwd: &cwd,
@@ -257,6 +264,24 @@ impl Tool for ExecuteCommand {
             text.push_str(&format!("\n\nNote: {warning}."));
         }
         Ok(ToolContent::text(text))
+    }
+}
+
+/// The root the command runs in: in a multi-root workspace, the one its `@name:` hint selects
+/// (by name, else by path, else the primary), and the hint is taken off the command; else the
+/// primary.
+fn target_root(ctx: &Ctx<'_>, command: &mut String) -> usize {
+    let workspace = ctx.workspace();
+    if !workspace.is_multi_root() {
+        return 0;
+    }
+    match tool_api::workspace::parse_command_hint(command) {
+        Some((hint, rest)) => {
+            let root = workspace.command_root(hint);
+            *command = rest.to_string();
+            root
+        }
+        None => 0,
     }
 }
 

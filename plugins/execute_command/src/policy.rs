@@ -21,9 +21,11 @@ pub struct CommandCheck {
     pub configured: bool,
 }
 
-/// Asks the host. A host without the service cannot vouch for the command: it is refused.
-pub fn check(ctx: &Ctx<'_>, command: &str) -> Result<CommandCheck, ToolError> {
-    match ctx.call_service("policy", "check_command", &json!({ "command": command })) {
+/// Asks the host about `command`, run in the workspace root named `root`. A host without the
+/// service cannot vouch for the command: it is refused.
+pub fn check(ctx: &Ctx<'_>, command: &str, root: &str) -> Result<CommandCheck, ToolError> {
+    let request = json!({ "command": command, "root": root });
+    match ctx.call_service("policy", "check_command", &request) {
         Ok(reply) => serde_json::from_value(reply).map_err(|e| {
             ToolError::new(
                 ToolErrorKind::INTERNAL,

@@ -48,7 +48,9 @@ impl Tool for FocusChain {
                 "Optional: the whole checklist in markdown; leave it out to read the current list.",
                 false,
             )],
-        )]
+        )
+        .title("Task checklist")
+        .idempotent()]
     }
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {

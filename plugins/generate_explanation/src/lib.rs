@@ -53,6 +53,8 @@ impl Tool for GenerateExplanation {
         )
         .with_partial()
         .read_only()
+        .title("Explain changes")
+        .open_world()
         .without_pre_tool_use_hooks()]
     }
 

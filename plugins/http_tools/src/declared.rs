@@ -78,6 +78,13 @@ impl Declaration {
             path_params: Vec::new(),
             read_only: self.table.get("read_only").and_then(Value::as_bool) == Some(true),
             destructive: false,
+            title: self
+                .table
+                .get("title")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            idempotent: false,
+            open_world: true,
             handling: Default::default(),
         }
     }

@@ -89,7 +89,9 @@ impl Tool for ListCodeDefinitionNames {
         )
         .approval(ApprovalCategory::Read)
         .path_params(&["path"])
-        .read_only()]
+        .read_only()
+        .title("List code definitions")
+        .idempotent()]
     }
 
     fn describe(&self, call: &Call) -> String {

@@ -86,7 +86,9 @@ impl Tool for ListFiles {
         .approval(ApprovalCategory::Read)
         .path_params(&["path"])
         .with_partial()
-        .read_only()]
+        .read_only()
+        .title("List files")
+        .idempotent()]
     }
 
     /// While the call streams: the directory about to be listed (Cline's partial

@@ -39,6 +39,7 @@ impl Tool for NewTask {
         )
         .with_partial()
         .read_only()
+        .title("Start a new task")
         .without_pre_tool_use_hooks()]
     }
 

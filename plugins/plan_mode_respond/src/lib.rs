@@ -67,6 +67,7 @@ impl Tool for PlanModeRespond {
         )
         .with_partial()
         .read_only()
+        .title("Respond with a plan")
         .without_pre_tool_use_hooks()]
     }
 

@@ -63,7 +63,9 @@ impl Tool for ReadFile {
         .approval(ApprovalCategory::Read)
         .path_params(&["path"])
         .with_partial()
-        .read_only()]
+        .read_only()
+        .title("Read file")
+        .idempotent()]
     }
 
     /// While the call streams: the file about to be read (Cline's partial `readFile` message),
@@ -142,14 +144,12 @@ impl Tool for ReadFile {
         let content = match extracted {
             Extracted::Image { media_type, data } => {
                 ctx.say("tool", &ui.to_string());
-                ToolContent {
-                    content: vec![
-                        ContentBlock::Text {
-                            text: format!("{prefix}Successfully read image"),
-                        },
-                        ContentBlock::Image { media_type, data },
-                    ],
-                }
+                ToolContent::blocks(vec![
+                    ContentBlock::Text {
+                        text: format!("{prefix}Successfully read image"),
+                    },
+                    ContentBlock::Image { media_type, data },
+                ])
             }
             Extracted::Text(text) => {
                 let numbered = format_numbered(

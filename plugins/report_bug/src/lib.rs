@@ -77,6 +77,7 @@ impl Tool for ReportBug {
         )
         .with_partial()
         .read_only()
+        .title("Report a bug")
         .without_pre_tool_use_hooks()]
     }
 

@@ -54,10 +54,19 @@
 //!   caught that error and answered `Found 0 results.`, so the model never learnt why.
 //! - A missing path gives `Found 0 results.` as Cline does, but cannot count as a mistake: the
 //!   host offers no way to count one for a successful result.
+//!
+//! In a multi-root workspace ([`roots`]), a relative path without a `@name:` hint is searched
+//! in every root at once and the results are bucketed by root, as in Cline, with these
+//! differences: an absolute path is searched once, as it is (Cline joined it to every root's
+//! path, searching `<root>/etc` for `/etc`); another root than the primary is searched only
+//! when the path there is inside the workspace and not blocked by `.clineignore` (only the
+//! primary root's path was approved); and a root with 300 or more results is kept
+//! ([`combine`]).
 
 mod collect;
 mod format;
 mod read;
+mod roots;
 mod search;
 mod sink;
 mod walk;
@@ -67,6 +76,7 @@ pub use format::{
     display_path, format_results, MAX_OUTPUT_BYTES, MAX_RESULTS, NO_RESULTS, TRUNCATION_NOTICE,
 };
 pub use read::{FileReader, WHOLE_FILE_LIMIT};
+pub use roots::{combine, RootResults};
 pub use search::{search, validate, Gate, Query, SearchError, Target};
 pub use sink::{FileSink, Hit};
 pub use walk::{check_pattern, walker, DEFAULT_PATTERN};
@@ -76,6 +86,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
+use tool_api::workspace::Workspace;
 
 /// The setting that restores Cline's search of hidden and ignored files.
 pub const INCLUDE_HIDDEN_SETTING: &str = "search_files.include_hidden";
@@ -121,7 +132,9 @@ impl Tool for SearchFiles {
         .approval(ApprovalCategory::Read)
         .path_params(&["path"])
         .with_partial()
-        .read_only()]
+        .read_only()
+        .title("Search files")
+        .idempotent()]
     }
 
     /// While the call streams: where and what is about to be searched (Cline's partial
@@ -187,50 +200,78 @@ impl Tool for SearchFiles {
             ));
         }
         let gate = HostGate { ctx };
-        let workspace = ctx.workspace();
-        let target = match workspace.open_dir(&verdict) {
-            Ok(dir) => Ok(Target::Dir {
-                dir,
-                path: PathBuf::from(&verdict.absolute),
-            }),
-            Err(FsError::NotADirectory) => {
-                workspace
-                    .parent_dir(&verdict, false)
-                    .map(|(dir, name, _)| Target::File {
-                        dir,
-                        name,
-                        path: PathBuf::from(&verdict.absolute),
-                    })
-            }
-            Err(e) => Err(e),
-        };
-        let searched = match target {
-            Ok(target) => search(&target, &query, MAX_RESULTS, &gate),
-            Err(e) if e.is_blocked() => return Err(e.into()),
-            Err(e) => Err(SearchError::Root(e)),
-        };
-        let result = match searched {
-            Ok(files) => format_results(&files, Path::new(&call.task.cwd)),
-            Err(SearchError::Cancelled) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::FAILED,
-                    "The search was cancelled.",
-                ))
-            }
-            Err(SearchError::Regex(message) | SearchError::Pattern(message)) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::FAILED,
-                    ripgrep_error(&message),
-                ))
-            }
-            // Cline reports a search that could not run (a missing path) as finding nothing.
-            Err(e) => {
-                ctx.log_debug(&format!("search_files: {e}"));
-                NO_RESULTS.to_string()
+        let result = match roots::every_root(ctx, &path, &verdict)? {
+            Some(targets) => roots::search_every_root(ctx, &targets, &query, &gate)?,
+            None => {
+                let base = results_base(ctx, &path, &call.task.cwd);
+                match search_verdict(ctx.workspace(), &verdict, &query, &gate) {
+                    Ok(files) => format_results(&files, &base),
+                    Err(SearchError::Root(e)) if e.is_blocked() => return Err(e.into()),
+                    Err(e) => failed_search(ctx, e)?,
+                }
             }
         };
         ctx.say("tool", &ui_message(&verdict, &result, &regex, file_pattern));
         Ok(ToolContent::text(result))
+    }
+}
+
+/// Searches what a verdict names: a directory, recursively, or one file.
+pub(crate) fn search_verdict(
+    workspace: &Workspace,
+    verdict: &PathVerdict,
+    query: &Query<'_>,
+    gate: &dyn Gate,
+) -> Result<Vec<FileHits>, SearchError> {
+    let target = match workspace.open_dir(verdict) {
+        Ok(dir) => Target::Dir {
+            dir,
+            path: PathBuf::from(&verdict.absolute),
+        },
+        Err(FsError::NotADirectory) => {
+            let (dir, name, _) = workspace
+                .parent_dir(verdict, false)
+                .map_err(SearchError::Root)?;
+            Target::File {
+                dir,
+                name,
+                path: PathBuf::from(&verdict.absolute),
+            }
+        }
+        Err(e) => return Err(SearchError::Root(e)),
+    };
+    search(&target, query, MAX_RESULTS, gate)
+}
+
+/// What a search that did not run to the end answers: cancellation and a refused regex are
+/// errors; a search that could not run (a missing path) finds nothing, as in Cline.
+pub(crate) fn failed_search(ctx: &Ctx<'_>, error: SearchError) -> Result<String, ToolError> {
+    match error {
+        SearchError::Cancelled => Err(ToolError::new(
+            ToolErrorKind::FAILED,
+            "The search was cancelled.",
+        )),
+        SearchError::Regex(message) | SearchError::Pattern(message) => Err(ToolError::new(
+            ToolErrorKind::FAILED,
+            ripgrep_error(&message),
+        )),
+        e => {
+            ctx.log_debug(&format!("search_files: {e}"));
+            Ok(NO_RESULTS.to_string())
+        }
+    }
+}
+
+/// What result paths are relative to: with a hint, the root of exactly that name (else the
+/// primary), as in Cline; otherwise the primary root.
+fn results_base(ctx: &Ctx<'_>, path: &str, cwd: &str) -> PathBuf {
+    let workspace = ctx.workspace();
+    match tool_api::workspace::parse_hint(path) {
+        Some((hint, _)) if workspace.is_multi_root() => workspace
+            .root_named(hint)
+            .map(|root| workspace.root_path(root).to_path_buf())
+            .unwrap_or_else(|| PathBuf::from(cwd)),
+        _ => PathBuf::from(cwd),
     }
 }
 

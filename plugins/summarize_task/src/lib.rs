@@ -43,6 +43,7 @@ impl Tool for SummarizeTask {
         )
         .with_partial()
         .read_only()
+        .title("Summarize the task")
         .without_pre_tool_use_hooks()]
     }
 

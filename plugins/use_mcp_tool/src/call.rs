@@ -128,14 +128,15 @@ fn run_tool(
     }
     ctx.say("mcp_server_request_started", "");
     let outcome = run(ctx, hub::call_tool(&file, server, tool, arguments))?;
-    let result = match outcome {
-        Ok(result) => result,
-        Err(message) => return Ok(ToolContent::text(texts::tool_call_failed(&message))),
+    let result = outcome.map_err(|message| {
+        ToolError::new(ToolErrorKind::FAILED, texts::tool_call_failed(&message))
+    })?;
+    let formatted = format::tool_result(&result);
+    let mut shown = if formatted.is_error {
+        format!("Error:\n{}", formatted.text)
+    } else {
+        formatted.text.clone()
     };
-    let content = result["content"].as_array().cloned().unwrap_or_default();
-    let is_error = result["isError"].as_bool().unwrap_or(false);
-    let formatted = format::tool_result(&content, is_error);
-    let mut shown = formatted.text.clone();
     for image in &formatted.images {
         if let ContentBlock::Image { media_type, data } = image {
             shown.push_str(&format!("\n\ndata:{media_type};base64,{data}"));
@@ -153,7 +154,12 @@ fn run_tool(
     if supports_images {
         blocks.extend(formatted.images);
     }
-    Ok(ToolContent { content: blocks })
+    // The server's error is the call's failure (Cline passes it on as a success starting with
+    // "Error:"); the MCP structures travel along for `toolhost mcp`.
+    let mut content = ToolContent::blocks(blocks);
+    content.is_error = formatted.is_error;
+    content.mcp_result = format::relayed(&result);
+    Ok(content)
 }
 
 /// `access_mcp_resource`.

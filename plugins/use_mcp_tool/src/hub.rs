@@ -75,7 +75,25 @@ pub async fn call_tool(
         .await
         .map_err(|_| "MCP error -32001: Request timed out".to_string())?
         .map_err(|e| describe(&e, &ready.stderr))?;
-    serde_json::to_value(result).map_err(|e| e.to_string())
+    let mut result = serde_json::to_value(result).map_err(|e| e.to_string())?;
+    if let Some(items) = result["content"].as_array_mut() {
+        items.iter_mut().for_each(shortest_priority);
+    }
+    Ok(result)
+}
+
+/// rmcp holds an annotation's priority as an `f32`, which becomes an `f64` digit for digit in
+/// JSON values (0.9 reads 0.8999999761581421): written again as the `f32` it is, the number
+/// the server sent.
+fn shortest_priority(item: &mut Value) {
+    let Some(priority) = item.pointer_mut("/annotations/priority") else {
+        return;
+    };
+    #[allow(clippy::cast_possible_truncation)] // the value came from an `f32`
+    let narrow = priority.as_f64().map(|wide| wide as f32);
+    if let Some(shortest) = narrow.and_then(|n| n.to_string().parse::<serde_json::Number>().ok()) {
+        *priority = Value::Number(shortest);
+    }
 }
 
 /// The `resources/read` result's `contents`, or the error's message.

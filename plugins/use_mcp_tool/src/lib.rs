@@ -56,7 +56,9 @@ impl Tool for McpTools {
                 // Cline's handler treats it as optional (absent: `{}` is sent).
                 ("arguments", texts::ARGUMENTS_PARAM, false),
             ],
-        );
+        )
+        .title("Use MCP tool")
+        .open_world();
         let resource = ToolSpec::simple(
             "access_mcp_resource",
             texts::ACCESS_MCP_RESOURCE_DESCRIPTION,
@@ -65,13 +67,18 @@ impl Tool for McpTools {
                 ("uri", texts::URI_PARAM, true),
             ],
         )
-        .read_only();
+        .read_only()
+        .title("Read MCP resource")
+        .idempotent()
+        .open_world();
         let docs = ToolSpec::simple(
             "load_mcp_documentation",
             texts::LOAD_MCP_DOCUMENTATION_DESCRIPTION,
             &[],
         )
         .read_only()
+        .title("MCP server guide")
+        .idempotent()
         .without_pre_tool_use_hooks();
         // No declared approval category: use_mcp_tool asks itself, because a tool listed in
         // the server's `autoApprove` skips the question.

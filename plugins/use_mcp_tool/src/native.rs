@@ -84,7 +84,8 @@ pub fn server_for_key(servers: &BTreeMap<String, ServerConfig>, key: &str) -> St
 }
 
 /// The spec of one MCP tool: the server's name before its description, its input schema as an
-/// object schema, and its read-only and destructive hints.
+/// object schema, its title and hints (the MCP specification's defaults where the server gives
+/// none). Every one is open-world: another process, outside the host's policies, answers it.
 pub fn spec(server: &str, tool: &rmcp::model::Tool) -> Option<ToolSpec> {
     let name = tool_name(server, &tool.name)?;
     let summary = tool
@@ -104,7 +105,13 @@ pub fn spec(server: &str, tool: &rmcp::model::Tool) -> Option<ToolSpec> {
         approval: None,
         path_params: Vec::new(),
         read_only: hints.and_then(|h| h.read_only_hint).unwrap_or(false),
-        destructive: hints.and_then(|h| h.destructive_hint).unwrap_or(false),
+        destructive: hints.and_then(|h| h.destructive_hint).unwrap_or(true),
+        title: tool
+            .title
+            .clone()
+            .or_else(|| hints.and_then(|h| h.title.clone())),
+        idempotent: hints.and_then(|h| h.idempotent_hint).unwrap_or(false),
+        open_world: true,
         handling: Default::default(),
     })
 }
@@ -120,7 +127,10 @@ fn unreachable(server: &str, name: &str) -> Option<ToolSpec> {
         approval: None,
         path_params: Vec::new(),
         read_only: false,
-        destructive: false,
+        destructive: true,
+        title: None,
+        idempotent: false,
+        open_world: true,
         handling: Default::default(),
     })
 }

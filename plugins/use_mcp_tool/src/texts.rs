@@ -36,7 +36,29 @@ pub fn disabled(server: &str) -> String {
     format!("Server \"{server}\" is disabled and cannot be used")
 }
 
-/// The result of a failed `use_mcp_tool` (Cline returns it as plain text, not as a tool error).
+/// The message of an MCP tool's error result that has no text.
+pub const ERROR_WITHOUT_TEXT: &str = "The MCP tool reported an error without a message.";
+
+/// The line standing for an audio item of a result.
+pub fn audio_not_shown(mime_type: &str) -> String {
+    format!("[The tool returned audio ({mime_type}), which cannot be shown as text.]")
+}
+
+/// An item's text followed by its annotations (audience, priority, last change), as JSON.
+pub fn with_annotations(text: &str, annotations: &str) -> String {
+    if text.is_empty() {
+        format!("(annotations: {annotations})")
+    } else {
+        format!("{text}\n(annotations: {annotations})")
+    }
+}
+
+/// A result's `structuredContent`, as pretty JSON.
+pub fn structured_content(json: &str) -> String {
+    format!("Structured content:\n{json}")
+}
+
+/// The message of a failed `use_mcp_tool` (a tool error; Cline returns it as plain text).
 pub fn tool_call_failed(message: &str) -> String {
     format!("Error executing MCP tool: {message}")
 }

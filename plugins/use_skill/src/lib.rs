@@ -53,6 +53,8 @@ impl Tool for UseSkill {
         )
         .with_partial()
         .read_only()
+        .title("Use skill")
+        .idempotent()
         .without_pre_tool_use_hooks()]
     }
 

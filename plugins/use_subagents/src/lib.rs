@@ -93,6 +93,8 @@ impl UseSubagents {
         ToolSpec::simple(GENERIC, DESCRIPTION, &params)
             .approval(ApprovalCategory::Read)
             .read_only()
+            .title("Run subagents")
+            .open_world()
             .without_pre_tool_use_hooks()
             .calls_as_subagent()
     }
@@ -115,6 +117,8 @@ impl UseSubagents {
         )
         .approval(ApprovalCategory::Read)
         .read_only()
+        .title(&format!("Subagent {}", named.agent.name))
+        .open_world()
         .calls_as_subagent()
     }
 }

@@ -171,7 +171,9 @@ fn execute(shared: &Shared<'_, '_>, index: usize, call: &ToolRequest) -> Step {
             .and_then(Value::as_str)
             .unwrap_or_default();
         if result.trim().is_empty() {
-            return Step::Answer(texts::tool_error(&texts::missing_param_error("result")));
+            return Step::Answer(texts::tool_error(&texts::missing_param_error_native(
+                "result",
+            )));
         }
         return Step::Finish(result.to_string());
     }

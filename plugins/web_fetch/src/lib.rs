@@ -66,7 +66,10 @@ impl Tool for WebFetch {
         )
         .approval(ApprovalCategory::Web)
         .with_partial()
-        .read_only()]
+        .read_only()
+        .title("Fetch web page")
+        .idempotent()
+        .open_world()]
     }
 
     fn describe(&self, call: &Call) -> String {

@@ -70,7 +70,10 @@ impl Tool for WebSearch {
         )
         .approval(ApprovalCategory::Web)
         .with_partial()
-        .read_only()]
+        .read_only()
+        .title("Search the web")
+        .idempotent()
+        .open_world()]
     }
 
     fn describe(&self, call: &Call) -> String {

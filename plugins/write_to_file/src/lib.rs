@@ -57,6 +57,8 @@ impl Tool for WriteToFile {
                 ("content", texts::CONTENT_PARAM, true),
             ],
         )
+        .title("Write file")
+        .idempotent()
         .raw_xml_param("content");
         // An empty content is a valid file; the host treats "" as missing unless told so.
         if let Some(content) = write
@@ -73,7 +75,8 @@ impl Tool for WriteToFile {
                 ("path", texts::PATH_PARAM, true),
                 ("diff", texts::DIFF_PARAM, true),
             ],
-        );
+        )
+        .title("Edit file");
         let rule = spec(
             "new_rule",
             texts::NEW_RULE_DESCRIPTION,
@@ -81,7 +84,9 @@ impl Tool for WriteToFile {
                 ("path", texts::PATH_PARAM, true),
                 ("content", texts::RULE_CONTENT_PARAM, true),
             ],
-        );
+        )
+        .title("Create rule")
+        .idempotent();
         vec![write, replace, rule]
     }
 

@@ -23,11 +23,10 @@ blocks. Each block names text that is in the file and the text to put in its pla
 Rules:
 1. SEARCH text must match the file exactly, character for character, including whitespace, \
 indentation, comments and line endings. Copy whole lines; do not abbreviate.
-2. A block replaces only the first match after the previous block's match. Put several blocks \
-in the order their text appears in the file, and include just enough lines to make each match \
-unique.
+2. A block replaces only the first match after the previous block's match. Order blocks as \
+their text appears in the file, with just enough lines to make each match unique.
 3. Keep blocks small: a few changed lines with a little context. Use several blocks rather than \
-one large one, and never repeat the whole file.
+one large one; never repeat the whole file.
 4. To delete code, leave the REPLACE part empty. To move code, use one block to delete it and \
 another to insert it at its new place.
 5. Each marker goes on a line of its own, exactly as shown.

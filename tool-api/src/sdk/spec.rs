@@ -27,6 +27,9 @@ impl ToolSpec {
             path_params: Vec::new(),
             read_only: false,
             destructive: false,
+            title: None,
+            idempotent: false,
+            open_world: false,
             handling: crate::model::Handling::default(),
         }
     }
@@ -59,6 +62,37 @@ impl ToolSpec {
     pub fn destructive(mut self) -> Self {
         self.destructive = true;
         self
+    }
+
+    /// Gives the tool a title for people (MCP's `title`).
+    pub fn title(mut self, title: &str) -> Self {
+        self.title = Some(title.to_string());
+        self
+    }
+
+    /// Marks the tool idempotent: a repeated call with the same arguments changes nothing more.
+    pub fn idempotent(mut self) -> Self {
+        self.idempotent = true;
+        self
+    }
+
+    /// Marks the tool open-world: it reaches the web, a browser or another MCP server.
+    pub fn open_world(mut self) -> Self {
+        self.open_world = true;
+        self
+    }
+
+    /// The title, else one made from the name (`read_file` → `Read file`).
+    pub fn title_or_name(&self) -> String {
+        if let Some(title) = self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            return title.to_string();
+        }
+        let spaced = self.name.replace('_', " ");
+        let mut chars = spaced.chars();
+        match chars.next() {
+            Some(first) => first.to_uppercase().chain(chars).collect(),
+            None => spaced,
+        }
     }
 
     /// PreToolUse hooks do not run for this tool.

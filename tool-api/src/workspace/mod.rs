@@ -36,6 +36,7 @@ mod error;
 mod file;
 pub mod ignore;
 mod links;
+mod roots;
 mod staging;
 mod sys;
 mod verdict;
@@ -51,6 +52,7 @@ pub use dir::{Dir, DirEntry, EntryKind, Followed};
 pub use error::FsError;
 pub use file::OpenedFile;
 pub use ignore::ClineIgnore;
+pub use roots::{parse_command_hint, parse_hint, RootSpec};
 pub use staging::{Backup, CreatedDirs, StagedFile};
 
 use crate::model::{TaskContext, WorkspaceRoot};
@@ -149,21 +151,7 @@ impl Workspace {
     /// A workspace with one root, `cwd` (made absolute against the process's directory), and
     /// the root's `.clineignore`. Fails when the directory cannot be opened.
     pub fn new(cwd: &Path) -> io::Result<Self> {
-        let cwd = if cwd.is_absolute() {
-            normalize(cwd)
-        } else {
-            normalize(&std::env::current_dir()?.join(cwd))
-        };
-        let name = cwd
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "/".to_string());
-        let ignore = Arc::new(ClineIgnore::load(&cwd));
-        let workspace = Self {
-            roots: vec![Root::new(name, cwd, ignore)],
-        };
-        workspace.roots[0].handle()?;
-        Ok(workspace)
+        Self::with_roots(&[RootSpec::unnamed(cwd)])
     }
 
     /// The workspace a task context describes (what a plugin sees): its roots and the rules
@@ -183,10 +171,7 @@ impl Workspace {
             .collect();
         if roots.is_empty() {
             let cwd = normalize(Path::new(&task.cwd));
-            let name = cwd
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = roots::directory_name(&cwd);
             roots.push(Root::new(name, cwd, Arc::new(ClineIgnore::default())));
         }
         Self { roots }
@@ -212,26 +197,6 @@ impl Workspace {
     /// The primary root's `.clineignore` rules.
     pub fn ignore(&self) -> &ClineIgnore {
         &self.roots[0].ignore
-    }
-
-    /// Resolves `path` lexically, as Cline (Node's `path.resolve`) does: a `@root:` hint selects
-    /// a root by name, other relative paths resolve against `cwd`, `..` removes the previous
-    /// component without looking at the disk.
-    pub fn resolve(&self, path: &str) -> PathBuf {
-        let (base, rest) = self.split_root_hint(path);
-        normalize(&base.join(rest))
-    }
-
-    fn split_root_hint<'p>(&self, path: &'p str) -> (&Path, &'p str) {
-        if let Some(hinted) = path.strip_prefix('@') {
-            if let Some((hint, rest)) = hinted.split_once(':') {
-                let hint = hint.trim();
-                if let Some(root) = self.roots.iter().find(|r| r.name == hint) {
-                    return (&root.path, rest);
-                }
-            }
-        }
-        (self.cwd(), path)
     }
 
     /// Where a real path (symbolic links resolved) is: inside which root, or outside.

@@ -5,41 +5,48 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::frontends::open_workspace;
 use crate::plugins::bundle::Opened;
 use crate::plugins::discovery::{plugin_dirs, searched};
 use crate::plugins::isolation::{Isolation, Placement};
 use crate::policy::{ApprovalMode, CommandPermissions, Workspace};
 use crate::settings::Settings;
 use crate::ui::{StderrUi, TerminalUi, Ui};
+use crate::RootSpec;
 use crate::{Host, HostConfig};
 
-pub(super) fn open_workspace(cwd: Option<&Path>) -> Result<Workspace, String> {
-    let dir = cwd.unwrap_or(Path::new("."));
-    Workspace::new(dir).map_err(|e| format!("cannot use {} as the workspace: {e}", dir.display()))
+/// The workspace of `toolhost policy`: the roots given, else the settings' (see
+/// [`open_workspace`]).
+pub(super) fn policy_workspace(
+    args: &crate::frontends::WorkspaceArgs,
+    settings: Option<&Path>,
+) -> Result<Workspace, String> {
+    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+    open_workspace(&args.roots(), &settings)
 }
 
 pub(super) fn build_host(
     plugins: &PluginSource,
     settings: Option<&Path>,
-    cwd: Option<&Path>,
+    roots: &[RootSpec],
     approval: ApprovalMode,
 ) -> Result<Arc<Host>, String> {
     let ui: Box<dyn Ui> = match approval {
         ApprovalMode::Ask => Box::new(TerminalUi),
         ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => Box::new(StderrUi),
     };
-    build_host_with_ui(plugins, settings, cwd, approval, ui)
+    build_host_with_ui(plugins, settings, roots, approval, ui)
 }
 
 pub(super) fn build_host_with_ui(
     plugins: &PluginSource,
     settings: Option<&Path>,
-    cwd: Option<&Path>,
+    roots: &[RootSpec],
     approval: ApprovalMode,
     ui: Box<dyn Ui>,
 ) -> Result<Arc<Host>, String> {
     let settings = Settings::load(settings).map_err(|e| e.to_string())?;
-    let workspace = open_workspace(cwd)?;
+    let workspace = open_workspace(roots, &settings)?;
     Ok(plugins.host(HostConfig {
         plugin_dirs: plugins.dirs.clone(),
         workspace,
@@ -166,12 +173,12 @@ pub(super) fn approval_mode(yes: bool) -> ApprovalMode {
 pub(super) fn serving_host(
     plugins: &PluginSource,
     settings: Option<&Path>,
-    cwd: Option<&Path>,
+    roots: &[RootSpec],
     approval: ApprovalMode,
     hot_swap: &crate::frontends::HotSwapArgs,
     ui: Box<dyn Ui>,
 ) -> Result<Arc<Host>, String> {
-    let host = loaded_serving_host(plugins, settings, cwd, approval, hot_swap, ui)?;
+    let host = loaded_serving_host(plugins, settings, roots, approval, hot_swap, ui)?;
     let registry = host.registry();
     if registry.tools().next().is_none() && registry.dynamic_handlers().is_empty() {
         return Err(match &plugins.bundle {
@@ -189,13 +196,13 @@ pub(super) fn serving_host(
 fn loaded_serving_host(
     plugins: &PluginSource,
     settings: Option<&Path>,
-    cwd: Option<&Path>,
+    roots: &[RootSpec],
     approval: ApprovalMode,
     hot_swap: &crate::frontends::HotSwapArgs,
     ui: Box<dyn Ui>,
 ) -> Result<Arc<Host>, String> {
     if !hot_swap.watch {
-        return build_host_with_ui(plugins, settings, cwd, approval, ui);
+        return build_host_with_ui(plugins, settings, roots, approval, ui);
     }
     if plugins.bundle.is_some() {
         return Err(
@@ -203,10 +210,11 @@ fn loaded_serving_host(
                 .to_string(),
         );
     }
+    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
     let host = Host::new_for_hot_swap(HostConfig {
         plugin_dirs: plugins.dirs.clone(),
-        workspace: open_workspace(cwd)?,
-        settings: Settings::load(settings).map_err(|e| e.to_string())?,
+        workspace: open_workspace(roots, &settings)?,
+        settings,
         approval,
         command_permissions: plugins.command_permissions.clone(),
         ui,

@@ -14,12 +14,12 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
-use crate::frontends::HotSwapArgs;
+use crate::frontends::{HotSwapArgs, WorkspaceArgs};
 use crate::policy::ApprovalMode;
 
 pub use report::{check_path_json, render_command_report};
 
-use host::{build_host, open_workspace, serving_host, PluginSource};
+use host::{build_host, policy_workspace, serving_host, PluginSource};
 use run::print_line;
 
 /// Runs tool plugins for coding agents.
@@ -80,6 +80,10 @@ pub enum Command {
         /// The format.
         #[arg(long, value_enum, default_value = "mcp")]
         format: crate::agent::schema::SchemaFormat,
+        /// Schemas valid for the format's strict mode (`openai`, `openai-responses`): every
+        /// property required, the optional ones nullable, no additional properties.
+        #[arg(long)]
+        strict: bool,
     },
     /// Serves every loaded tool as an MCP server on stdin/stdout.
     Mcp(crate::frontends::mcp::McpArgs),
@@ -101,12 +105,16 @@ pub enum Command {
 /// Arguments of `toolhost serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The workspace directory. Default: the current directory.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    /// The workspace.
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
     /// Approve everything without asking.
     #[arg(long)]
     pub yes: bool,
+    /// The client answers questions: approvals and ask_followup_question come to it as
+    /// `{"ask": {...}}` lines, answered with `{"answer": ID, "response", "text"}`.
+    #[arg(long, conflicts_with = "yes")]
+    pub ask: bool,
     /// Hot swap.
     #[command(flatten)]
     pub hot_swap: HotSwapArgs,
@@ -117,9 +125,9 @@ pub struct ServeArgs {
 pub struct ReplayArgs {
     /// The recorded assistant message, or `-` for stdin.
     pub file: PathBuf,
-    /// The workspace directory. Default: the current directory.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    /// The workspace.
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
     /// Approve everything without asking.
     #[arg(long)]
     pub yes: bool,
@@ -135,9 +143,9 @@ pub struct CallArgs {
     pub tool: String,
     /// The parameters as a JSON object, or `-` to read them from stdin. Default: `{}`.
     pub params: Option<String>,
-    /// The workspace directory. Default: the current directory.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    /// The workspace.
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
     /// Approve everything without asking.
     #[arg(long)]
     pub yes: bool,
@@ -153,9 +161,9 @@ pub enum PolicyCommand {
     CheckPath {
         /// The path, as a tool would receive it.
         path: String,
-        /// The workspace directory. Default: the current directory.
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
+        /// The workspace.
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
     },
     /// What CLINE_COMMAND_PERMISSIONS and .clineignore say about a command, without running it:
     /// allowed or refused, which rule or construct decided, the commands found and how strictly
@@ -165,9 +173,9 @@ pub enum PolicyCommand {
         /// The command, as execute_command would receive it (after `--` if it starts with `-`).
         #[arg(allow_hyphen_values = true)]
         command: String,
-        /// The workspace directory. Default: the current directory.
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
+        /// The workspace.
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
         /// Print JSON (the verdict's fields, `clineignore_path`, `configured`, `segments`,
         /// `commands`, `unsafe_constructs`, `configuration_problem`).
         #[arg(long)]
@@ -222,7 +230,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         build_host(
             &plugins,
             cli.settings.as_deref(),
-            None,
+            &[],
             ApprovalMode::DenyUnlessAuto,
         )
     };
@@ -262,33 +270,51 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Serve(args) => run::serve(&plugins, cli.settings.as_deref(), args),
         Command::Mcp(mut args) => {
             let hot_swap = std::mem::take(&mut args.hot_swap);
-            crate::frontends::mcp::run(args, |cwd, approval, ui| {
+            crate::frontends::mcp::run(args, |roots, approval, ui| {
                 serving_host(
                     &plugins,
                     cli.settings.as_deref(),
-                    cwd,
+                    roots,
                     approval,
                     &hot_swap,
                     ui,
                 )
             })
         }
-        Command::Schema { format } => {
+        Command::Schema { format, strict } => {
+            if strict && !format.has_strict_mode() {
+                return Err(
+                    "--strict needs --format openai or --format openai-responses (only they have a strict mode)"
+                        .to_string(),
+                );
+            }
             let host = inspecting_host()?;
             let tools = host.tools();
             let specs: Vec<_> = tools.iter().map(|(_, tool)| &tool.spec).collect();
-            print_line(&crate::agent::schema::render(&specs, format));
+            print_line(&crate::agent::schema::render_with(&specs, format, strict));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Policy(PolicyCommand::CheckPath { path, cwd }) => {
-            let workspace = open_workspace(cwd.as_deref())?;
+        Command::Policy(PolicyCommand::CheckPath { path, workspace }) => {
+            let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
             print_line(&check_path_json(&workspace, &path).to_string());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Policy(PolicyCommand::CheckCommand { command, cwd, json }) => {
-            let workspace = open_workspace(cwd.as_deref())?;
+        Command::Policy(PolicyCommand::CheckCommand {
+            command,
+            workspace,
+            json,
+        }) => {
+            let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
+            // `@name:command` runs in that root, as execute_command runs it.
+            let (root, command) = match tool_api::workspace::parse_command_hint(&command) {
+                Some((hint, rest)) if workspace.is_multi_root() => {
+                    (workspace.command_root(hint), rest.to_string())
+                }
+                _ => (0, command),
+            };
             let report = crate::policy::commands::explain_command(
                 &workspace,
+                root,
                 plugins.command_permissions(),
                 &command,
             );

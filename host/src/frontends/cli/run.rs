@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::host::{approval_mode, build_host, build_host_with_ui, serving_host, PluginSource};
 use super::{CallArgs, ReplayArgs, ServeArgs};
 use crate::policy::ApprovalMode;
-use crate::ui::{StderrUi, TerminalUi, Ui};
+use crate::ui::{TerminalUi, Ui};
 
 pub(super) fn call(
     plugins: &PluginSource,
@@ -35,7 +35,7 @@ pub(super) fn call(
     let host = build_host(
         plugins,
         settings,
-        args.cwd.as_deref(),
+        &args.workspace.roots(),
         approval_mode(args.yes),
     )?;
     let Some(tool) = host.lookup(&args.tool) else {
@@ -82,17 +82,19 @@ pub(super) fn serve(
 ) -> Result<ExitCode, String> {
     let approval = if args.yes {
         ApprovalMode::ApproveAll
+    } else if args.ask {
+        ApprovalMode::Ask
     } else {
         ApprovalMode::DenyUnlessAuto
     };
-    let host = crate::frontends::serve::run(|| {
+    let host = crate::frontends::serve::run(args.ask, |ui| {
         serving_host(
             plugins,
             settings,
-            args.cwd.as_deref(),
+            &args.workspace.roots(),
             approval,
             &args.hot_swap,
-            Box::new(StderrUi),
+            ui,
         )
     })?;
     host.registry().shutdown();
@@ -124,7 +126,7 @@ pub(super) fn replay(
         transcript.clone(),
         asker,
     ));
-    let host = build_host_with_ui(plugins, settings, args.cwd.as_deref(), approval, ui)?;
+    let host = build_host_with_ui(plugins, settings, &args.workspace.roots(), approval, ui)?;
     crate::frontends::replay::replay(host.clone(), &message, args.chunk, &transcript);
     host.registry().shutdown();
     Ok(ExitCode::SUCCESS)

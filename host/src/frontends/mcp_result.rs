@@ -1,0 +1,27 @@
+//! A relayed MCP result answered as it came: when a tool passes on another MCP server's
+//! `tools/call` result (use_mcp_tool and the servers' native tools), `toolhost mcp` answers with
+//! that server's content blocks (resource links, embedded resources, audio, annotations),
+//! `structuredContent` and `isError`, rather than with the text made for a model.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+
+use crate::call::CallOutcome;
+
+/// The outcome's relayed MCP result, with the note of a hook's cancel of the task after it;
+/// `None` when the tool relayed none (or it does not read as an MCP result: the outcome's text
+/// is answered then).
+pub fn relayed(outcome: &CallOutcome) -> Option<CallToolResult> {
+    let relayed = outcome.mcp_result()?;
+    let mut result = match serde_json::from_value::<CallToolResult>(relayed.clone()) {
+        Ok(result) => result,
+        Err(e) => {
+            tracing::warn!(target: "toolhost::mcp", "the MCP result {} relayed is not one ({e}); its text is answered", outcome.tool);
+            return None;
+        }
+    };
+    result.is_error = Some(outcome.is_error());
+    if let Some(cancelled) = &outcome.task_cancelled {
+        result.content.push(ContentBlock::text(cancelled.note()));
+    }
+    Some(result)
+}

@@ -1,0 +1,295 @@
+//! An MCP server's results through use_mcp_tool and its native tools, against a real server
+//! (tests/fixtures/mcp_rich_server.py, on the official Python SDK) whose tools answer with
+//! `isError`, `structuredContent`, resource links, embedded resources, audio and annotations:
+//! what the model reads, the exit code of `toolhost call`, and what `toolhost mcp` answers an
+//! MCP client (the official Python SDK's), compared with what the server itself answers.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+use tool_api::abi::ToolErrorKind;
+use tool_api::texts::tool_error;
+use toolhost::Settings;
+use toolhost_tests::{run, toolhost, toolhost_bin, workdir, workspace_root, PluginDir, Run};
+
+use crate::in_process;
+
+/// The fixture server.
+fn server_script() -> PathBuf {
+    workspace_root().join("tests/fixtures/mcp_rich_server.py")
+}
+
+/// use_mcp_tool's plugin, an MCP settings file naming the fixture server `rich`, and host
+/// settings that auto-approve MCP calls.
+pub(crate) struct Setup {
+    _dirs: Vec<tempfile::TempDir>,
+    pub(crate) workspace: PathBuf,
+    pub(crate) plugins: PluginDir,
+    /// The host's settings file.
+    pub(crate) settings: PathBuf,
+    toml: String,
+}
+
+impl Setup {
+    pub(crate) fn new() -> Self {
+        let workspace = workdir();
+        let config = workdir();
+        let plugins = PluginDir::empty();
+        plugins.add_library("use_mcp_tool");
+        let mcp_settings = config.path().join("cline_mcp_settings.json");
+        let servers = json!({"mcpServers": {
+            "rich": {"command": "python3", "args": [server_script()]},
+        }});
+        std::fs::write(&mcp_settings, servers.to_string()).unwrap();
+        let toml = format!(
+            "[auto_approve]\nuse_mcp = true\n[mcp]\nsettings_file = {:?}\n",
+            mcp_settings.display().to_string()
+        );
+        let settings = config.path().join("toolhost.toml");
+        std::fs::write(&settings, &toml).unwrap();
+        Self {
+            workspace: workspace.path().to_path_buf(),
+            plugins,
+            settings,
+            toml,
+            _dirs: vec![workspace, config],
+        }
+    }
+
+    fn host(&self) -> (std::sync::Arc<toolhost::Host>, in_process::RecordingUi) {
+        in_process::host_with(
+            self.plugins.path(),
+            &self.workspace,
+            Settings::from_toml(&self.toml).unwrap(),
+        )
+    }
+
+    fn call(&self, tool: &str, params: &Value) -> Run {
+        run(toolhost()
+            .arg("--plugins")
+            .arg(self.plugins.path())
+            .arg("--settings")
+            .arg(&self.settings)
+            .args(["call", tool, &params.to_string(), "--json", "--cwd"])
+            .arg(&self.workspace))
+    }
+}
+
+fn use_rich(tool: &str) -> Value {
+    json!({"server_name": "rich", "tool_name": tool})
+}
+
+#[test]
+fn an_upstream_error_is_a_tool_error_with_its_details() {
+    let setup = Setup::new();
+    let (host, ui) = setup.host();
+    let outcome = host.call("use_mcp_tool", &use_rich("fails").to_string());
+    let error = outcome.result.as_ref().unwrap_err();
+    assert_eq!(error.kind, ToolErrorKind::FAILED);
+    let details = "Structured content:\n{\n  \"code\": 429,\n  \"retry_after\": 30\n}";
+    assert_eq!(
+        outcome.model_text(),
+        tool_error(&format!("quota exceeded for Oslo\n\n{details}"))
+    );
+    // The user sees Cline's form of it.
+    assert_eq!(
+        ui.of_kind("mcp_server_response"),
+        vec![format!("Error:\nquota exceeded for Oslo\n\n{details}")]
+    );
+    // A failure is a mistake, as every failed call is.
+    assert_eq!(host.task().mistakes(), 1);
+    assert_eq!(
+        outcome.mcp_result(),
+        Some(&json!({
+            "content": [{"type": "text", "text": "quota exceeded for Oslo"}],
+            "structuredContent": {"code": 429, "retry_after": 30},
+            "isError": true,
+        }))
+    );
+    // `toolhost call` fails, by both names of the tool.
+    for (tool, params) in [
+        ("use_mcp_tool", use_rich("fails")),
+        ("rich0mcp0fails", json!({})),
+    ] {
+        let run = setup.call(tool, &params);
+        assert_eq!(run.code, 1, "{tool}: {}", run.stderr);
+        let json = run.json();
+        assert_eq!(json["is_error"], true);
+        assert_eq!(json["error_kind"], "failed");
+        assert!(json["text"].as_str().unwrap().contains("quota exceeded"));
+    }
+}
+
+#[test]
+fn an_unknown_server_is_an_error() {
+    let setup = Setup::new();
+    let run = setup.call(
+        "use_mcp_tool",
+        &json!({"server_name": "nope", "tool_name": "x"}),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.json()["text"],
+        tool_error("Error executing MCP tool: No connection found for server: nope. Please make sure to use MCP servers available under 'Connected MCP Servers'.")
+    );
+    let ok = setup.call("use_mcp_tool", &use_rich("structured"));
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+}
+
+#[test]
+fn structured_content_links_resources_and_annotations_reach_the_model() {
+    let setup = Setup::new();
+    let (host, _) = setup.host();
+    let text = |tool: &str| {
+        let outcome = host.call("use_mcp_tool", &use_rich(tool).to_string());
+        assert!(!outcome.is_error(), "{}", outcome.model_text());
+        outcome.model_text()
+    };
+    // The server echoes its structured content as text: the model reads it once.
+    assert_eq!(
+        text("structured"),
+        "{\"city\": \"Oslo\", \"days\": [{\"high\": 14, \"sky\": \"sunny\"}, {\"high\": 9, \"sky\": \"rain\"}]}\n\n\
+         for the user only\n(annotations: {\"audience\":[\"user\"],\"priority\":0.25})"
+    );
+    assert_eq!(
+        text("linked"),
+        "{\n  \"mimeType\": \"text/markdown\",\n  \"uri\": \"file:///srv/report.md\",\n  \"name\": \"report.md\",\n  \
+         \"title\": \"Weekly report\",\n  \"description\": \"The report of week 48\"\n}\n\
+         (annotations: {\"audience\":[\"assistant\"],\"priority\":0.9})\n\n\
+         {\n  \"uri\": \"note://summary\",\n  \"mimeType\": \"text/plain\",\n  \"text\": \"All systems nominal.\"\n}\n\
+         (annotations: {\"priority\":0.5})\n\n\
+         {\n  \"uri\": \"blob://data.bin\",\n  \"mimeType\": \"application/octet-stream\"\n}"
+    );
+    assert_eq!(
+        text("sound"),
+        "[The tool returned audio (audio/wav), which cannot be shown as text.]"
+    );
+}
+
+/// A server that floods: what the model reads is cut at use_mcp_tool's cap, and nothing of it
+/// is relayed beyond that cut.
+#[test]
+fn a_flood_of_structured_content_is_cut_for_every_client() {
+    let setup = Setup::new();
+    let (host, _) = setup.host();
+    let outcome = host.call("use_mcp_tool", &use_rich("flood").to_string());
+    assert!(!outcome.is_error(), "{}", outcome.model_text());
+    let text = outcome.model_text();
+    assert!(
+        text.starts_with("flood\n\nStructured content:\n"),
+        "{}",
+        &text[..80]
+    );
+    assert!(text.contains("[FILE TRUNCATED: "), "not cut");
+    assert!(text.len() < 420_000, "{} bytes", text.len());
+    assert_eq!(outcome.mcp_result(), None);
+}
+
+/// The client: calls the fixture server itself, then `toolhost mcp` relaying it (by the
+/// native names and through use_mcp_tool), and prints every result as JSON.
+const CLIENT: &str = r#"
+import asyncio, json, sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+config = json.loads(sys.argv[1])
+
+
+def dump(result):
+    return {
+        "isError": bool(result.is_error),
+        "content": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in result.content],
+        "structuredContent": result.structured_content,
+    }
+
+
+async def results(server, calls):
+    out = {}
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            for key, (name, arguments) in calls.items():
+                out[key] = dump(await session.call_tool(name, arguments))
+    return out
+
+
+async def main():
+    tools = ["fails", "structured", "linked", "sound"]
+    direct = await results(
+        StdioServerParameters(command="python3", args=[config["server"]]),
+        {tool: (tool, {}) for tool in tools},
+    )
+    calls = {tool: ("rich0mcp0" + tool, {}) for tool in tools}
+    calls["use_mcp_tool"] = ("use_mcp_tool", {"server_name": "rich", "tool_name": "linked"})
+    calls["flood"] = ("rich0mcp0flood", {})
+    relayed = await results(
+        StdioServerParameters(
+            command=config["toolhost"],
+            args=["--plugins", config["plugins"], "--settings", config["settings"],
+                  "--isolation", "in-process", "mcp", "--cwd", config["workspace"]],
+            env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
+        ),
+        calls,
+    )
+    print(json.dumps({"direct": direct, "relayed": relayed}))
+
+
+asyncio.run(main())
+"#;
+
+#[test]
+fn toolhost_mcp_answers_with_the_servers_own_structures() {
+    let setup = Setup::new();
+    let scratch = workdir();
+    let script = scratch.path().join("client.py");
+    std::fs::write(&script, CLIENT).unwrap();
+    let config = json!({
+        "server": server_script(),
+        "toolhost": toolhost_bin(),
+        "plugins": setup.plugins.path(),
+        "settings": setup.settings,
+        "workspace": setup.workspace,
+        "config_home": scratch.path(),
+    });
+    let output = Command::new("timeout")
+        .args(["180", "python3"])
+        .arg(&script)
+        .arg(config.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the client failed: {stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stderr}"));
+    let direct = &summary["direct"];
+    let relayed = &summary["relayed"];
+    for tool in ["fails", "structured", "linked", "sound"] {
+        assert_eq!(relayed[tool], direct[tool], "{tool}");
+    }
+    assert_eq!(relayed["use_mcp_tool"], direct["linked"]);
+    // A flood is not relayed: the client gets the model's cut text.
+    let flood = &relayed["flood"];
+    assert_eq!(flood["isError"], false);
+    assert_eq!(flood["structuredContent"], Value::Null);
+    assert_eq!(flood["content"].as_array().unwrap().len(), 1);
+    assert!(flood["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("[FILE TRUNCATED: "));
+    // The comparison holds something: the server's own structures.
+    assert_eq!(direct["fails"]["isError"], true);
+    assert_eq!(
+        direct["fails"]["structuredContent"],
+        json!({"code": 429, "retry_after": 30})
+    );
+    assert_eq!(direct["linked"]["content"][0]["type"], "resource_link");
+    assert_eq!(
+        direct["linked"]["content"][0]["annotations"],
+        json!({"audience": ["assistant"], "priority": 0.9})
+    );
+    assert_eq!(direct["linked"]["content"][2]["resource"]["blob"], "AAEC");
+    assert_eq!(direct["sound"]["content"][0]["type"], "audio");
+}
