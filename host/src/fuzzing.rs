@@ -13,10 +13,18 @@ pub use crate::policy::clineignore::blocked_command_arg;
 use crate::plugins::worker::protocol::{read_frame, write_frame, FromWorker, ToWorker};
 use crate::Host;
 
-/// `serve`'s loop over `input`; returns what it wrote.
+/// `serve`'s answers to the lines of `input` (its loop: blank lines skipped, one answer line
+/// per request line); returns what it would write.
 pub fn serve_lines(host: &Arc<Host>, input: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut output = Vec::new();
-    crate::frontends::serve::serve(host, input, &mut output)?;
+    for line in input.split(|&b| b == b'\n') {
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let answer = crate::frontends::serve::answer(host, line);
+        output.extend_from_slice(answer.to_string().as_bytes());
+        output.push(b'\n');
+    }
     Ok(output)
 }
 
