@@ -34,6 +34,9 @@
 pub(crate) mod agent;
 pub(crate) mod call;
 pub(crate) mod frontends;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod hooks;
 pub(crate) mod known_tools;
 pub(crate) mod plugins;
@@ -42,7 +45,7 @@ pub(crate) mod sandbox;
 pub(crate) mod settings;
 pub(crate) mod ui;
 
-pub use agent::parser::{Block, ToolUse, XmlParser};
+pub use agent::parser::{Block, StreamParser, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
 pub use call::{CallOptions, CallOutcome, Host, HostConfig, TaskCancelled, TaskConfig, Workers};
 pub use frontends::cli::main;

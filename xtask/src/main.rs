@@ -6,18 +6,24 @@
 //! - `install [--prefix DIR]`: release build installed as `DIR/bin/toolhost` and
 //!   `DIR/lib/toolhost/plugins/*.so` (default `~/.local`).
 //! - `test`: the checks (`cargo fmt --check`, clippy with warnings as errors, `tidy`), then
-//!   installs what the tests need, builds, and runs every test.
+//!   installs what the tests need, builds, runs every test, a short soak and a fuzz smoke.
 //! - `tidy`: the checks of the code's shape (see [`tidy`]).
 //! - `bench [NAME]`: benchmarks, printed as ratios against a baseline run side by side.
+//! - `fuzz [--time SECONDS] [--runs N] [TARGET...]`: every fuzz target of `fuzz/` (see
+//!   [`fuzz`]).
+//! - `soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt]`: mixed calls over `toolhost mcp` and `serve`, resources sampled (see
+//!   [`soak`]).
 //! - `new-plugin NAME [--dir PATH]`: a standalone plugin crate to start from.
 //! - `bundle --manifest FILE [--out DIR] [--key KEY]`: a curated bundle from the release build.
 
 mod bench;
 mod build;
 mod bundle;
+mod fuzz;
 mod install;
 mod new_plugin;
 mod requirements;
+mod soak;
 mod tidy;
 mod util;
 
@@ -42,9 +48,11 @@ fn main() -> ExitCode {
             new_plugin::run(&args[1..]).map(|dir| println!("created {}", dir.display()))
         }
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
+        Some("fuzz") => fuzz::run(&args[1..]),
+        Some("soak") => soak::run(&args[1..]),
         Some("bundle") => bundle::run(&args[1..]).map(|dir| println!("{}", dir.display())),
         _ => {
-            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | install [--prefix DIR] | test | tidy | bench [NAME] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | install [--prefix DIR] | test | tidy | bench [NAME] | fuzz [--time SECONDS] [--runs N] [TARGET...] | soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
             return ExitCode::from(2);
         }
     };
@@ -72,7 +80,7 @@ fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// Checks formatting, lints and the code's shape; installs missing test requirements, builds
-/// everything, runs every test.
+/// everything, runs every test, then a short soak and a few seconds of each fuzz target.
 fn test() -> Result<(), String> {
     util::cargo(&["fmt", "--all", "--check"], &[])?;
     util::cargo(
@@ -93,5 +101,7 @@ fn test() -> Result<(), String> {
     util::cargo(
         &["test", "--workspace", "--locked"],
         &[("TOOLHOST_TESTS_PREBUILT", "1")],
-    )
+    )?;
+    soak::short()?;
+    fuzz::smoke()
 }

@@ -182,5 +182,28 @@ fn too_complex(command: &str) -> bool {
         .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
         .filter(|w| matches!(*w, "if" | "while" | "until" | "for" | "case" | "select"))
         .count();
-    brackets + keywords > MAX_NESTING
+    brackets + keywords > MAX_NESTING || paren_depth(command) > MAX_PAREN_DEPTH
+}
+
+/// How many opening parentheses may follow each other (with only blanks between). The shell
+/// parser tries each `((` as arithmetic before a subshell, so its time doubles with every one
+/// of them in a row when they are not closed (24 took seconds, found by the command-policy
+/// fuzz target); nesting with commands between (`(ls; (cd a && …))`) costs nothing.
+const MAX_PAREN_DEPTH: usize = 12;
+
+/// The longest run of `(` with only blanks between, over the whole text (quotes or not: a
+/// refusal then only costs a command no one writes).
+fn paren_depth(command: &str) -> usize {
+    let (mut run, mut longest) = (0usize, 0);
+    for c in command.chars() {
+        match c {
+            '(' => {
+                run += 1;
+                longest = longest.max(run);
+            }
+            c if c.is_whitespace() => {}
+            _ => run = 0,
+        }
+    }
+    longest
 }

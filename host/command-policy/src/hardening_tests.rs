@@ -421,3 +421,48 @@ fn explanations_record_every_part() {
     assert_eq!(trace.commands[0].checked_with, "deny_only");
     assert_eq!(trace.commands[0].denied_by.as_deref(), Some("rm *"));
 }
+
+/// Found by the command-policy fuzz target: the shell parser unwraps a redirect's file
+/// descriptor number as a `u32`, so a longer one panicked inside the check (the check's thread
+/// caught it and refused the command, but a panic is not a verdict).
+#[test]
+fn a_redirect_number_beyond_u32_is_refused_without_a_panic() {
+    let found = String::from_utf8_lossy(b"n\x00777777;77777777;777777777777000<>000000000\xd0\xcf\xcf\xcf00000326015004g\x81\x00\x00\x00\x00 \x00\x00\x00\x00ech(\xdf\x9b\x9f\x09");
+    for command in [found.as_ref(), "77777777777<>x", "echo hi 99999999999>out"] {
+        assert!(
+            matches!(shell::analyze(command), Err(shell::Unparsable(m)) if m.contains("out of range")),
+            "{command:?}"
+        );
+        let verdict =
+            CommandPermissions::from_value(Some(r#"{"allowRedirects":true}"#)).check(command);
+        assert_eq!(
+            (verdict.allowed, verdict.detected_operator.as_deref()),
+            (false, Some("parse_error")),
+            "{command:?}"
+        );
+    }
+    assert!(shell::analyze("echo 4294967295>x").is_ok());
+}
+
+/// Found by the command-policy fuzz target: the shell parser's time doubles with every open
+/// parenthesis (it tries each `((` as arithmetic first), so this command kept the check busy
+/// for minutes. Deep nesting is refused before the parser sees it.
+#[test]
+fn deeply_nested_parentheses_are_refused_before_parsing() {
+    let found = String::from_utf8_lossy(b"(((((((\x00ho *\x22,\x22rtat5s\x22,\x22cd ~((((((((((((((((((((((((\x00ho *\x22,\x22l<<-#\xff%\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffcecho\xc3\xa9l \x00o\x9f\xf0\x8c\x8d");
+    let permissions = CommandPermissions::from_value(Some(r#"{"allowRedirects":true}"#));
+    for command in [
+        found.into_owned(),
+        format!("{}ls", "(".repeat(40)),
+        format!("{}ls", "( ".repeat(40)),
+    ] {
+        let verdict = permissions.check(&command);
+        assert_eq!(
+            (verdict.allowed, verdict.detected_operator.as_deref()),
+            (false, Some("parse_error")),
+            "{command:?}"
+        );
+    }
+    let nested = format!("{}ls{}", "(ls; ".repeat(40), ")".repeat(40));
+    assert!(permissions.check(&nested).allowed);
+}

@@ -46,6 +46,9 @@ mod check;
 mod cline;
 mod expansions;
 mod found;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod pattern;
 mod risky;
 mod scripts;

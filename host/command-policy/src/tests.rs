@@ -174,8 +174,12 @@ fn unparsable_commands_are_refused() {
     let nested = format!("{}ls{}", "(ls;".repeat(450), ")".repeat(450));
     assert!(check(&nested).allowed);
     assert_eq!(check("( ( ls ) )").reason, Reason::UnsafeExpansion);
+    // More than 12 `(` in a row are refused before the parser, whose time doubles with each.
     let arithmetic = format!("{}ls{}", "(".repeat(450), ")".repeat(450));
-    assert_eq!(check(&arithmetic).reason, Reason::UnsafeExpansion);
+    assert_eq!(
+        check(&arithmetic).detected_operator.as_deref(),
+        Some("parse_error")
+    );
     // Cline's tokenizer gives up on `${` cut by a space; the parser reads it.
     assert!(check("echo ${X:-a b}").allowed);
     assert_eq!(

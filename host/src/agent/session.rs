@@ -9,12 +9,13 @@
 //! message.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tool_api::abi::ToolErrorKind;
 use tool_api::model::ContentBlock;
 
-use super::parser::{Block, ToolUse, XmlParser, PARAM_NAMES};
+use super::parser::{Block, StreamParser, ToolUse, XmlParser, PARAM_NAMES};
 use crate::call::outcome::TaskCancelled;
 use crate::known_tools::CLINE_TOOL_NAMES;
 use crate::plugins::Registry;
@@ -55,7 +56,7 @@ pub enum SessionEvent {
 /// A conversation over one host: loop-detection state carries from message to message.
 pub struct Conversation {
     host: Arc<Host>,
-    parser: XmlParser,
+    parser: Arc<XmlParser>,
     last_call: Option<(String, String)>,
     identical_calls: u32,
     cancelled: Option<TaskCancelled>,
@@ -64,7 +65,7 @@ pub struct Conversation {
 impl Conversation {
     /// A conversation whose parser knows Cline's tool names and every loaded tool and parameter.
     pub fn new(host: Arc<Host>) -> Self {
-        let parser = parser_for(&host.registry());
+        let parser = Arc::new(parser_for(&host.registry()));
         Self {
             host,
             parser,
@@ -82,10 +83,11 @@ impl Conversation {
     /// Starts processing one assistant message.
     pub fn message(&mut self) -> MessageRun<'_> {
         MessageRun {
+            stream: StreamParser::new(self.parser.clone()),
             conversation: self,
-            text: String::new(),
             next_block: 0,
             last_partial: None,
+            partial_built: None,
             did_reject_tool: false,
             did_use_tool: false,
             used_any_tool: false,
@@ -117,14 +119,38 @@ pub fn parser_for(registry: &Registry) -> XmlParser {
     parser
 }
 
+/// The open block is built and shown after every chunk while it spans at most this many
+/// bytes.
+pub const PARTIAL_EVERY_CHUNK_BYTES: usize = 16 * 1024;
+
+/// Beyond [`PARTIAL_EVERY_CHUNK_BYTES`], the open block is built again once the text has grown
+/// by this fraction of it (an eighth)...
+const PARTIAL_GROWTH_DIVISOR: usize = 8;
+
+/// ... or once this long has passed since it was last shown, and at least ten times as long
+/// as building and showing it took.
+const PARTIAL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// When the open block was last built.
+struct PartialBuilt {
+    /// Where the open block started (a different start is another block).
+    open_start: usize,
+    /// The length of the text then.
+    text_len: usize,
+    /// When building and showing it ended, and how long they took.
+    done: Instant,
+    took: Duration,
+}
+
 /// One assistant message being streamed in.
 pub struct MessageRun<'c> {
     conversation: &'c mut Conversation,
-    text: String,
+    stream: StreamParser,
     /// The first block not yet completed.
     next_block: usize,
     /// The last partial block shown, to show each change once.
     last_partial: Option<Block>,
+    partial_built: Option<PartialBuilt>,
     did_reject_tool: bool,
     did_use_tool: bool,
     used_any_tool: bool,
@@ -132,33 +158,49 @@ pub struct MessageRun<'c> {
 }
 
 impl MessageRun<'_> {
-    /// Adds streamed text and presents whatever became ready.
+    /// Adds streamed text and presents whatever became ready: blocks that closed run in order,
+    /// then the block still open is shown as a partial update when it changed.
+    ///
+    /// The text is parsed incrementally; a closed block is presented once. The open block costs
+    /// its length to build (and its partial handler as much to read), so an open block beyond
+    /// [`PARTIAL_EVERY_CHUNK_BYTES`] is built again only once the text has grown by an eighth of
+    /// it, or a quarter of a second has passed (and ten times what showing it took): the work
+    /// of a message grows linearly with its length, where showing every chunk would grow with
+    /// its square.
     pub fn push(&mut self, chunk: &str, sink: &mut dyn FnMut(SessionEvent)) {
-        self.text.push_str(chunk);
-        let blocks = self.conversation.parser.parse(&self.text);
-        self.present(blocks, sink);
+        self.stream.push(chunk);
+        self.present_closed(sink);
+        if self.conversation.cancelled.is_none() && self.partial_due() {
+            let started = Instant::now();
+            let open = self.stream.open_block();
+            if let Some(block) = open {
+                if self.last_partial.as_ref() != Some(&block) {
+                    self.show_partial(&block, sink);
+                    self.last_partial = Some(block);
+                }
+            }
+            let text_len = self.stream.text().len();
+            self.partial_built = Some(PartialBuilt {
+                open_start: text_len - self.stream.open_len(),
+                text_len,
+                done: Instant::now(),
+                took: started.elapsed(),
+            });
+        }
     }
 
     /// Ends the stream: blocks still open are taken as complete and presented. Returns the
     /// content of the next user message (none when a hook cancelled the task).
     pub fn finish(mut self, sink: &mut dyn FnMut(SessionEvent)) -> Vec<ContentBlock> {
-        let blocks = self
-            .conversation
-            .parser
-            .parse(&self.text)
-            .into_iter()
-            .map(|block| match block {
-                Block::Text { content, .. } => Block::Text {
-                    content,
-                    partial: false,
-                },
-                Block::ToolUse(call) => Block::ToolUse(ToolUse {
-                    partial: false,
-                    ..call
-                }),
-            })
-            .collect();
-        self.present(blocks, sink);
+        self.present_closed(sink);
+        if self.conversation.cancelled.is_some() {
+            return Vec::new();
+        }
+        if let Some(block) = self.stream.open_block() {
+            self.last_partial = None;
+            self.next_block += 1;
+            self.present_complete(complete(block), sink);
+        }
         if self.conversation.cancelled.is_some() {
             return Vec::new();
         }
@@ -179,31 +221,45 @@ impl MessageRun<'_> {
         self.user_content
     }
 
-    fn present(&mut self, blocks: Vec<Block>, sink: &mut dyn FnMut(SessionEvent)) {
-        for block in blocks.into_iter().skip(self.next_block) {
-            if self.conversation.cancelled.is_some() {
+    /// Whether the open block should be built now (see [`Self::push`]).
+    fn partial_due(&self) -> bool {
+        let open_len = self.stream.open_len();
+        if open_len <= PARTIAL_EVERY_CHUNK_BYTES {
+            return true;
+        }
+        let text_len = self.stream.text().len();
+        let Some(last) = &self.partial_built else {
+            return true;
+        };
+        if last.open_start != text_len - open_len {
+            return true;
+        }
+        let grown = text_len - last.text_len;
+        grown * PARTIAL_GROWTH_DIVISOR >= open_len
+            || last.done.elapsed() >= PARTIAL_INTERVAL.max(last.took * 10)
+    }
+
+    /// Presents the blocks that closed since the last chunk, in order; none once a hook
+    /// cancelled the task.
+    fn present_closed(&mut self, sink: &mut dyn FnMut(SessionEvent)) {
+        while self.conversation.cancelled.is_none() {
+            let Some(block) = self.stream.closed_blocks().get(self.next_block).cloned() else {
                 return;
-            }
-            let partial = match &block {
-                Block::Text { partial, .. } => *partial,
-                Block::ToolUse(call) => call.partial,
             };
-            if partial {
-                if self.last_partial.as_ref() != Some(&block) {
-                    self.show_partial(&block, sink);
-                    self.last_partial = Some(block);
-                }
-                return;
-            }
             self.last_partial = None;
+            self.partial_built = None;
             self.next_block += 1;
-            match block {
-                Block::Text { content, .. } => sink(SessionEvent::Text {
-                    content,
-                    partial: false,
-                }),
-                Block::ToolUse(call) => self.execute(call, sink),
-            }
+            self.present_complete(block, sink);
+        }
+    }
+
+    fn present_complete(&mut self, block: Block, sink: &mut dyn FnMut(SessionEvent)) {
+        match block {
+            Block::Text { content, .. } => sink(SessionEvent::Text {
+                content,
+                partial: false,
+            }),
+            Block::ToolUse(call) => self.execute(call, sink),
         }
     }
 
@@ -333,6 +389,20 @@ impl MessageRun<'_> {
             }
             _ => {}
         }
+    }
+}
+
+/// A block as the end of the stream leaves it: complete.
+fn complete(block: Block) -> Block {
+    match block {
+        Block::Text { content, .. } => Block::Text {
+            content,
+            partial: false,
+        },
+        Block::ToolUse(call) => Block::ToolUse(ToolUse {
+            partial: false,
+            ..call
+        }),
     }
 }
 

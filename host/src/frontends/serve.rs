@@ -160,7 +160,7 @@ fn serve(host: &Arc<Host>, channel: &Channel) -> std::io::Result<()> {
     Ok(())
 }
 
-fn answer(host: &Arc<Host>, line: &[u8]) -> Value {
+pub(crate) fn answer(host: &Arc<Host>, line: &[u8]) -> Value {
     let line = match std::str::from_utf8(line) {
         Ok(line) => line,
         Err(e) => return not_utf8(line, &e),

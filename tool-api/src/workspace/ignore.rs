@@ -5,7 +5,7 @@
 //! Matching is case-insensitive, as the `ignore` library Cline uses is by default, and is done
 //! by the `ignore` crate's gitignore implementation.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -68,14 +68,25 @@ impl ClineIgnore {
         self.expanded.as_deref()
     }
 
-    /// The rule that blocks `relative` (a path relative to the root, `/`-separated, without
-    /// `..`), or `None` when it is allowed. The root itself (`""`) is never blocked.
+    /// The rule that blocks `relative` (a path relative to the root, `/`-separated), or `None`
+    /// when it is allowed. The root itself (`""`) is never blocked. `.` components, repeated
+    /// and leading separators are dropped; a path with `..` cannot be placed under the root
+    /// and counts as blocked (by the rule `..`).
     pub fn blocking_rule(&self, relative: &Path, is_dir: bool) -> Option<String> {
         let matcher = self.matcher.as_ref()?;
-        if relative.as_os_str().is_empty() {
+        // The matcher panics on a path that is not plainly under its root (`.//a`, `/a`).
+        let mut plain = PathBuf::new();
+        for component in relative.components() {
+            match component {
+                Component::Normal(part) => plain.push(part),
+                Component::CurDir | Component::RootDir => {}
+                Component::ParentDir | Component::Prefix(_) => return Some("..".to_string()),
+            }
+        }
+        if plain.as_os_str().is_empty() {
             return None;
         }
-        match matcher.matched_path_or_any_parents(relative, is_dir) {
+        match matcher.matched_path_or_any_parents(&plain, is_dir) {
             ignore::Match::Ignore(glob) => Some(glob.original().to_string()),
             _ => None,
         }
@@ -128,6 +139,29 @@ fn expand_includes(root: &Path, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `paths` fuzz target: `.//secrets/a` reached the matcher as `/secrets/a`,
+    /// which it refuses with a panic.
+    #[test]
+    fn paths_not_plainly_under_the_root_are_matched_without_a_panic() {
+        let root = Path::new("/ws");
+        let ignore = ClineIgnore::from_text(root, "#sely.txt*.log\nsecrets/\n");
+        for path in [".//secrets/a", "/secrets/a", "./secrets/a", "secrets//a"] {
+            assert_eq!(
+                ignore.blocking_rule(Path::new(path), false).as_deref(),
+                Some("secrets/"),
+                "{path}"
+            );
+        }
+        assert_eq!(ignore.blocking_rule(Path::new(".//a.txt"), false), None);
+        assert_eq!(ignore.blocking_rule(Path::new("./"), true), None);
+        assert_eq!(
+            ignore
+                .blocking_rule(Path::new("sub/../secrets/a"), false)
+                .as_deref(),
+            Some("..")
+        );
+    }
 
     #[test]
     fn matching_ignores_case_and_names_the_rule() {

@@ -13,6 +13,7 @@ mod paths;
 mod sandbox;
 mod search;
 mod startup;
+mod stream;
 mod tree;
 
 use serde_json::json;
@@ -32,6 +33,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             memory::memory()?,
             paths::paths()?,
             sandbox::sandbox()?,
+            stream::stream()?,
         ],
         Some("startup") => vec![startup::startup()?],
         Some("search") => vec![search::search()?],
@@ -42,9 +44,10 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
         Some("memory") => vec![memory::memory()?],
         Some("paths") => vec![paths::paths()?],
         Some("sandbox") => vec![sandbox::sandbox()?],
+        Some("stream") => vec![stream::stream()?],
         Some(other) => {
             return Err(format!(
-                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths, sandbox)"
+                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths, sandbox, stream)"
             ))
         }
     };

@@ -51,6 +51,28 @@ pub fn analyze(command: &str) -> Result<Analysis, Unparsable> {
     Ok(analyzer.analysis)
 }
 
+/// A run of digits right before `<` or `>` (a redirect's file descriptor, `2>`) too large for
+/// the parser, which unwraps it as a `u32` and would panic. Bash refuses such a number too
+/// ("file descriptor out of range"). Found in the text, quotes or not: a refusal then only
+/// costs a command that could not have run as written.
+fn oversized_redirect_number(source: &str) -> Option<&str> {
+    let bytes = source.as_bytes();
+    let mut start = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_digit() {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(from) = start.take() {
+            let digits = &source[from..i];
+            if matches!(b, b'<' | b'>') && digits.parse::<u32>().is_err() {
+                return Some(digits);
+            }
+        }
+    }
+    None
+}
+
 /// Where in the line the walker is.
 #[derive(Debug, Clone, Copy)]
 struct Ctx {
@@ -140,6 +162,12 @@ impl Analyzer {
         }
         if self.depth >= MAX_DEPTH {
             return self.fail(ctx, "the command nests too deeply".to_string());
+        }
+        if let Some(number) = oversized_redirect_number(source) {
+            return self.fail(
+                ctx,
+                format!("the redirect's file descriptor {number} is out of range"),
+            );
         }
         let mut parser = Parser::new(source.as_bytes(), &options(), &SourceInfo::default());
         let program = match parser.parse_program() {

@@ -2,9 +2,11 @@
 //! (JSON-argument) calls, both turned into [`Block`]s.
 
 mod arguments;
+mod stream;
 mod xml;
 
 pub use arguments::{coerce_to_schema, parse_arguments};
+pub use stream::StreamParser;
 pub use xml::{XmlParser, PARAM_NAMES};
 
 use serde::Serialize;

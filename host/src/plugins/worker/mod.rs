@@ -18,7 +18,7 @@ mod config;
 mod connection;
 mod plugin;
 mod process;
-mod protocol;
+pub(crate) mod protocol;
 pub mod serve;
 
 pub use config::{WorkerConfig, WorkerLimits};

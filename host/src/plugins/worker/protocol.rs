@@ -279,8 +279,16 @@ pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> io::Re
             format!("a frame of {length} bytes is over the limit"),
         ));
     }
-    let mut body = vec![0u8; length];
-    input.read_exact(&mut body)?;
+    // What arrived, not what the length claims: a worker announcing a large frame and sending
+    // nothing costs no memory.
+    let mut body = Vec::new();
+    (&mut *input).take(length as u64).read_to_end(&mut body)?;
+    if body.len() < length {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("a frame of {length} bytes ended after {}", body.len()),
+        ));
+    }
     serde_json::from_slice(&body)
         .map(Some)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
@@ -305,6 +313,29 @@ mod tests {
             Some(ToWorker::Shutdown)
         ));
         assert!(read_frame::<ToWorker>(&mut input)?.is_none());
+        Ok(())
+    }
+
+    /// Found by the `worker_frames` fuzz target: `99E91` was read as 9.900000000000001e92,
+    /// written so, and read back as 9.9e92: a result's number changed on its way to the host.
+    #[test]
+    fn numbers_cross_the_channel_unchanged() -> io::Result<()> {
+        let body =
+            br#"{"t":"done","id":1,"result":{"Ok":{"n":[49959999,99E91,99E9,9.199,0.1,1e-300]}}}"#;
+        let mut frame = (body.len() as u32).to_le_bytes().to_vec();
+        frame.extend_from_slice(body);
+        let first: FromWorker =
+            read_frame(&mut frame.as_slice())?.ok_or(io::ErrorKind::UnexpectedEof)?;
+        let mut again = Vec::new();
+        write_frame(&mut again, &first)?;
+        let second: FromWorker =
+            read_frame(&mut again.as_slice())?.ok_or(io::ErrorKind::UnexpectedEof)?;
+        let value = |m: &FromWorker| serde_json::to_value(m).map_err(io::Error::other);
+        assert_eq!(value(&first)?, value(&second)?);
+        assert_eq!(
+            value(&first)?["result"]["Ok"]["n"][1],
+            serde_json::json!(9.9e92)
+        );
         Ok(())
     }
 

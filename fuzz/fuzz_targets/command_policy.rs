@@ -1,0 +1,39 @@
+//! The command policy: Cline's check and the shell-parser analysis never panic, the whole
+//! check never allows what Cline's own stage denies, and Cline's `.clineignore` heuristic for
+//! file-reading commands never panics.
+//!
+//! Input: the `CLINE_COMMAND_PERMISSIONS` value, a NUL, the command (both lossy UTF-8).
+#![no_main]
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use command_policy::fuzzing::cline_stage_denies;
+use command_policy::CommandPermissions;
+use libfuzzer_sys::fuzz_target;
+use tool_api::workspace::ClineIgnore;
+use toolhost::fuzzing::blocked_command_arg;
+
+fn ignore() -> &'static ClineIgnore {
+    static IGNORE: OnceLock<ClineIgnore> = OnceLock::new();
+    IGNORE.get_or_init(|| ClineIgnore::from_text(Path::new("/ws"), ".env\nsecrets/\n*.pem\n!keep.pem\n"))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (env, command) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (&[][..], data),
+    };
+    let env = String::from_utf8_lossy(env);
+    let command = String::from_utf8_lossy(command);
+    let permissions = CommandPermissions::from_value(Some(&env));
+    let verdict = permissions.check(&command);
+    if let Some(rules) = permissions.rules() {
+        if cline_stage_denies(rules, &command) {
+            assert!(!verdict.allowed, "allowed what Cline's stage denies: {command:?}");
+        }
+    }
+    let (explained, _trace) = permissions.explain(&command);
+    assert_eq!(explained.allowed, verdict.allowed, "explain and check disagree");
+    let _ = blocked_command_arg(ignore(), Path::new("/ws"), &command);
+});

@@ -1,0 +1,60 @@
+//! The frames of `toolhost serve`: any bytes on stdin are answered line by line and serving
+//! goes on. Every non-blank line gets exactly one answer, and every answer is one JSON object
+//! with an `id`.
+//!
+//! Input: the bytes the client sends. The host has no plugins (a request runs the real lookup
+//! and gets the unknown-tool answer), so nothing the input names can run.
+#![no_main]
+
+use std::sync::{Arc, OnceLock};
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+use toolhost::fuzzing::serve_lines;
+use toolhost::{
+    ApprovalMode, CommandPermissions, HeadlessUi, Host, HostConfig, Placement, Settings, Workspace,
+};
+
+/// A host over an empty plugin directory and an empty workspace, denying what is not
+/// auto-approved.
+pub fn host() -> &'static Arc<Host> {
+    static HOST: OnceLock<Arc<Host>> = OnceLock::new();
+    HOST.get_or_init(|| {
+        let dir = tempfile::tempdir()
+            .unwrap_or_else(|e| panic!("temporary directory: {e}"))
+            .keep();
+        let plugins = dir.join("plugins");
+        let workspace = dir.join("ws");
+        for d in [&plugins, &workspace] {
+            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("create: {e}"));
+        }
+        Host::new(HostConfig {
+            plugin_dirs: vec![plugins],
+            workspace: Workspace::new(&workspace).unwrap_or_else(|e| panic!("workspace: {e}")),
+            settings: Settings::default(),
+            approval: ApprovalMode::DenyUnlessAuto,
+            command_permissions: CommandPermissions::from_value(None),
+            ui: Box::new(HeadlessUi),
+            task_id: "fuzz".into(),
+            placement: Placement::default(),
+        })
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let output = serve_lines(host(), data).unwrap_or_else(|e| panic!("serve failed: {e}"));
+    let requests = data
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.trim_ascii().is_empty())
+        .count();
+    let answers: Vec<&[u8]> = output
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(answers.len(), requests, "one answer per request line");
+    for answer in answers {
+        let value: Value = serde_json::from_slice(answer)
+            .unwrap_or_else(|e| panic!("an answer is not JSON ({e}): {answer:?}"));
+        assert!(value.get("id").is_some(), "an answer without id: {value}");
+    }
+});

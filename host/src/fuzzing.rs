@@ -1,0 +1,83 @@
+//! What the fuzz targets (`fuzz/`, `cargo xtask fuzz`) drive inside the host, behind the
+//! `fuzzing` feature: the lenient argument parser, Cline's `.clineignore` heuristic for
+//! commands, and the frames of `serve`, `mcp` and the plugin worker channel. Not an API: it
+//! exists so that the targets reach the code the frontends run, not a copy of it.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+pub use crate::agent::parser::{coerce_to_schema, parse_arguments};
+pub use crate::policy::clineignore::blocked_command_arg;
+
+use crate::plugins::worker::protocol::{read_frame, write_frame, FromWorker, ToWorker};
+use crate::Host;
+
+/// `serve`'s answers to the lines of `input` (its loop: blank lines skipped, one answer line
+/// per request line); returns what it would write.
+pub fn serve_lines(host: &Arc<Host>, input: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut output = Vec::new();
+    for line in input.split(|&b| b == b'\n') {
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let answer = crate::frontends::serve::answer(host, line);
+        output.extend_from_slice(answer.to_string().as_bytes());
+        output.push(b'\n');
+    }
+    Ok(output)
+}
+
+/// The MCP server of `mcp` over `transport` until the client side closes; `Err` is the
+/// protocol's error (initialization refused, the service failed).
+pub async fn serve_mcp<T>(host: Arc<Host>, transport: T) -> Result<(), String>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    use rmcp::ServiceExt;
+    let running = crate::frontends::mcp::McpServer::new(host)
+        .serve(transport)
+        .await
+        .map_err(|e| e.to_string())?;
+    running
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Which side of the worker channel a stream of frames is read as.
+#[derive(Debug, Clone, Copy)]
+pub enum WorkerSide {
+    /// What the worker reads (the host's messages).
+    Worker,
+    /// What the host reads (a worker's messages: a hostile plugin's side).
+    Host,
+}
+
+/// Reads frames from `input` as `side` reads them until the end or the first error; each
+/// message read is written again and read back. Returns the JSON of the messages read, and
+/// the JSON of the same messages after the round trip.
+pub fn worker_frames(side: WorkerSide, mut input: &[u8]) -> (Vec<Value>, Vec<Value>) {
+    fn round_trip<T>(input: &mut &[u8]) -> Option<(Value, Value)>
+    where
+        T: serde::Serialize + for<'de> serde::Deserialize<'de>,
+    {
+        let message: T = read_frame(input).ok()??;
+        let first = serde_json::to_value(&message).ok()?;
+        let mut frame = Vec::new();
+        write_frame(&mut frame, &message).ok()?;
+        let again: T = read_frame(&mut frame.as_slice()).ok()??;
+        Some((first, serde_json::to_value(&again).ok()?))
+    }
+    let mut read = Vec::new();
+    let mut again = Vec::new();
+    while let Some((first, second)) = match side {
+        WorkerSide::Worker => round_trip::<ToWorker>(&mut input),
+        WorkerSide::Host => round_trip::<FromWorker>(&mut input),
+    } {
+        read.push(first);
+        again.push(second);
+    }
+    (read, again)
+}
