@@ -40,11 +40,24 @@ const INVALID_PARAMS: i64 = -32602;
 const KEPT_PREFIX: usize = 4096;
 
 /// Newline-delimited JSON-RPC over a reader and a writer.
+///
+/// rmcp may drop a `receive` future between two reads (it waits on several things at once),
+/// so what has been read of a line lives here, not in the future: no byte is lost.
 pub struct LineTransport<R, W> {
     reader: BufReader<R>,
     writer: Arc<Mutex<W>>,
     limit: usize,
     closed: Arc<Cancellation>,
+    partial: PartialLine,
+}
+
+/// What has been read of the current line.
+#[derive(Default)]
+struct PartialLine {
+    /// Its bytes so far (at most the limit, or [`KEPT_PREFIX`] once over it).
+    kept: Vec<u8>,
+    /// Its length so far.
+    length: usize,
 }
 
 impl<R: AsyncRead + Unpin, W> LineTransport<R, W> {
@@ -56,6 +69,7 @@ impl<R: AsyncRead + Unpin, W> LineTransport<R, W> {
             writer: Arc::new(Mutex::new(output)),
             limit,
             closed,
+            partial: PartialLine::default(),
         }
     }
 }
@@ -69,17 +83,17 @@ enum Line {
 }
 
 /// Reads one line of at most `limit` bytes; a longer one is consumed but only its start kept.
-/// `None` at the end of the input.
+/// `None` at the end of the input. Cancel-safe: the only await is `fill_buf`, and what was
+/// read before it is in `partial`.
 async fn read_line(
     reader: &mut (impl AsyncBufRead + Unpin),
+    partial: &mut PartialLine,
     limit: usize,
 ) -> io::Result<Option<Line>> {
-    let mut line = Vec::new();
-    let mut length = 0usize;
     loop {
         let buffer = reader.fill_buf().await?;
         if buffer.is_empty() {
-            if length == 0 {
+            if partial.length == 0 {
                 return Ok(None);
             }
             break;
@@ -88,24 +102,29 @@ async fn read_line(
             Some(at) => (&buffer[..at], Some(at + 1)),
             None => (buffer, None),
         };
-        length += chunk.len();
-        let keep = if length > limit { KEPT_PREFIX } else { limit };
-        let room = keep.saturating_sub(line.len()).min(chunk.len());
-        line.extend_from_slice(&chunk[..room]);
+        partial.length += chunk.len();
+        let keep = if partial.length > limit {
+            KEPT_PREFIX
+        } else {
+            limit
+        };
+        let room = keep.saturating_sub(partial.kept.len()).min(chunk.len());
+        partial.kept.extend_from_slice(&chunk[..room]);
         let used = ended.unwrap_or(buffer.len());
         reader.consume(used);
         if ended.is_some() {
             break;
         }
     }
+    let PartialLine { mut kept, length } = std::mem::take(partial);
     if length > limit {
-        line.truncate(KEPT_PREFIX);
+        kept.truncate(KEPT_PREFIX);
         return Ok(Some(Line::TooLong {
-            prefix: line,
+            prefix: kept,
             length,
         }));
     }
-    Ok(Some(Line::Text(line)))
+    Ok(Some(Line::Text(kept)))
 }
 
 /// What to do with one line: serve the message, or answer with an error.
@@ -192,7 +211,7 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            let answer = match read_line(&mut self.reader, self.limit).await {
+            let answer = match read_line(&mut self.reader, &mut self.partial, self.limit).await {
                 Ok(Some(Line::Text(line))) if line.trim_ascii().is_empty() => continue,
                 Ok(Some(Line::Text(line))) => match classify(&line) {
                     Ok(message) => return Some(message),
@@ -209,10 +228,14 @@ where
             if let Some(answer) = answer {
                 let mut line = answer.to_string().into_bytes();
                 line.push(b'\n');
-                if write_line(&self.writer, line).await.is_err() {
-                    self.closed.cancel();
-                    return None;
-                }
+                // Written by a task of its own: this future may be dropped at any await, and a
+                // line half written would corrupt the stream.
+                let (writer, closed) = (self.writer.clone(), self.closed.clone());
+                tokio::spawn(async move {
+                    if write_line(&writer, line).await.is_err() {
+                        closed.cancel();
+                    }
+                });
             }
         }
     }
@@ -231,16 +254,42 @@ mod tests {
     async fn a_long_line_is_measured_but_not_kept() {
         let input = format!("{}\n{{}}\n", "x".repeat(10_000));
         let mut reader = BufReader::with_capacity(64, input.as_bytes());
-        let Some(Line::TooLong { prefix, length }) = read_line(&mut reader, 100).await.unwrap()
+        let mut partial = PartialLine::default();
+        let Some(Line::TooLong { prefix, length }) =
+            read_line(&mut reader, &mut partial, 100).await.unwrap()
         else {
             panic!("not too long");
         };
         assert_eq!((prefix.len(), length), (KEPT_PREFIX, 10_000));
-        let Some(Line::Text(next)) = read_line(&mut reader, 100).await.unwrap() else {
+        let Some(Line::Text(next)) = read_line(&mut reader, &mut partial, 100).await.unwrap()
+        else {
             panic!("the next line is lost");
         };
         assert_eq!(next, b"{}");
-        assert!(read_line(&mut reader, 100).await.unwrap().is_none());
+        assert!(read_line(&mut reader, &mut partial, 100)
+            .await
+            .unwrap()
+            .is_none());
+    }
+
+    #[tokio::test]
+    async fn a_read_dropped_in_the_middle_of_a_line_loses_nothing() {
+        let (mut client, server) = tokio::io::duplex(1024);
+        let mut reader = BufReader::new(server);
+        let mut partial = PartialLine::default();
+        client.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();
+        let dropped = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            read_line(&mut reader, &mut partial, 100),
+        )
+        .await;
+        assert!(dropped.is_err(), "the line is not complete yet");
+        client.write_all(b"\"id\":1}\n").await.unwrap();
+        let Some(Line::Text(line)) = read_line(&mut reader, &mut partial, 100).await.unwrap()
+        else {
+            panic!("no line");
+        };
+        assert_eq!(line, br#"{"jsonrpc":"2.0","id":1}"#);
     }
 
     #[test]
