@@ -5,18 +5,27 @@
 //! Input: the `CLINE_COMMAND_PERMISSIONS` value, a NUL, the command (both lossy UTF-8).
 #![no_main]
 
-use std::path::Path;
 use std::sync::OnceLock;
 
 use command_policy::fuzzing::cline_stage_denies;
 use command_policy::CommandPermissions;
 use libfuzzer_sys::fuzz_target;
-use tool_api::workspace::ClineIgnore;
+use tool_api::workspace::Workspace;
 use toolhost::fuzzing::blocked_command_arg;
 
-fn ignore() -> &'static ClineIgnore {
-    static IGNORE: OnceLock<ClineIgnore> = OnceLock::new();
-    IGNORE.get_or_init(|| ClineIgnore::from_text(Path::new("/ws"), ".env\nsecrets/\n*.pem\n!keep.pem\n"))
+/// A workspace whose `.clineignore` blocks a few names (its directory lives as long as the
+/// process).
+fn workspace() -> &'static Workspace {
+    static WORKSPACE: OnceLock<Workspace> = OnceLock::new();
+    WORKSPACE.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a temporary directory").keep();
+        std::fs::write(
+            dir.join(".clineignore"),
+            ".env\nsecrets/\n*.pem\n!keep.pem\n",
+        )
+        .expect("write .clineignore");
+        Workspace::new(&dir).expect("open the workspace")
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -30,10 +39,16 @@ fuzz_target!(|data: &[u8]| {
     let verdict = permissions.check(&command);
     if let Some(rules) = permissions.rules() {
         if cline_stage_denies(rules, &command) {
-            assert!(!verdict.allowed, "allowed what Cline's stage denies: {command:?}");
+            assert!(
+                !verdict.allowed,
+                "allowed what Cline's stage denies: {command:?}"
+            );
         }
     }
     let (explained, _trace) = permissions.explain(&command);
-    assert_eq!(explained.allowed, verdict.allowed, "explain and check disagree");
-    let _ = blocked_command_arg(ignore(), Path::new("/ws"), &command);
+    assert_eq!(
+        explained.allowed, verdict.allowed,
+        "explain and check disagree"
+    );
+    let _ = blocked_command_arg(workspace(), 0, &command);
 });
