@@ -11,33 +11,12 @@ use std::sync::{Arc, OnceLock};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use toolhost::fuzzing::serve_mcp;
-use toolhost::{
-    ApprovalMode, CommandPermissions, HeadlessUi, Host, HostConfig, Placement, Settings, Workspace,
-};
+use toolhost::fuzzing::{empty_host, serve_mcp};
+use toolhost::Host;
 
 fn host() -> &'static Arc<Host> {
     static HOST: OnceLock<Arc<Host>> = OnceLock::new();
-    HOST.get_or_init(|| {
-        let dir = tempfile::tempdir()
-            .unwrap_or_else(|e| panic!("temporary directory: {e}"))
-            .keep();
-        let plugins = dir.join("plugins");
-        let workspace = dir.join("ws");
-        for d in [&plugins, &workspace] {
-            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("create: {e}"));
-        }
-        Host::new(HostConfig {
-            plugin_dirs: vec![plugins],
-            workspace: Workspace::new(&workspace).unwrap_or_else(|e| panic!("workspace: {e}")),
-            settings: Settings::default(),
-            approval: ApprovalMode::DenyUnlessAuto,
-            command_permissions: CommandPermissions::from_value(None),
-            ui: Box::new(HeadlessUi),
-            task_id: "fuzz".into(),
-            placement: Placement::default(),
-        })
-    })
+    HOST.get_or_init(empty_host)
 }
 
 fn runtime() -> &'static tokio::runtime::Runtime {
@@ -65,12 +44,17 @@ fuzz_target!(|data: &[u8]| {
         let (_, read) = tokio::join!(writing, reading);
         let _ = read;
         // The protocol's own errors (initialization refused) are answers, not faults.
-        let _ = serving.await.unwrap_or_else(|e| panic!("the server panicked: {e}"));
+        let _ = serving
+            .await
+            .unwrap_or_else(|e| panic!("the server panicked: {e}"));
         output
     });
     for line in output.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let message: Value = serde_json::from_slice(line)
             .unwrap_or_else(|e| panic!("the server wrote a line that is not JSON ({e}): {line:?}"));
-        assert_eq!(message["jsonrpc"], "2.0", "not a JSON-RPC message: {message}");
+        assert_eq!(
+            message["jsonrpc"], "2.0",
+            "not a JSON-RPC message: {message}"
+        );
     }
 });

@@ -10,35 +10,14 @@ use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use toolhost::fuzzing::serve_lines;
-use toolhost::{
-    ApprovalMode, CommandPermissions, HeadlessUi, Host, HostConfig, Placement, Settings, Workspace,
-};
+use toolhost::fuzzing::{empty_host, serve_lines};
+use toolhost::Host;
 
 /// A host over an empty plugin directory and an empty workspace, denying what is not
 /// auto-approved.
 pub fn host() -> &'static Arc<Host> {
     static HOST: OnceLock<Arc<Host>> = OnceLock::new();
-    HOST.get_or_init(|| {
-        let dir = tempfile::tempdir()
-            .unwrap_or_else(|e| panic!("temporary directory: {e}"))
-            .keep();
-        let plugins = dir.join("plugins");
-        let workspace = dir.join("ws");
-        for d in [&plugins, &workspace] {
-            std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("create: {e}"));
-        }
-        Host::new(HostConfig {
-            plugin_dirs: vec![plugins],
-            workspace: Workspace::new(&workspace).unwrap_or_else(|e| panic!("workspace: {e}")),
-            settings: Settings::default(),
-            approval: ApprovalMode::DenyUnlessAuto,
-            command_permissions: CommandPermissions::from_value(None),
-            ui: Box::new(HeadlessUi),
-            task_id: "fuzz".into(),
-            placement: Placement::default(),
-        })
-    })
+    HOST.get_or_init(empty_host)
 }
 
 fuzz_target!(|data: &[u8]| {

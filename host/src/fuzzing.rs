@@ -11,7 +11,33 @@ pub use crate::agent::parser::{coerce_to_schema, parse_arguments};
 pub use crate::policy::clineignore::blocked_command_arg;
 
 use crate::plugins::worker::protocol::{read_frame, write_frame, FromWorker, ToWorker};
-use crate::Host;
+use crate::{
+    ApprovalMode, CommandPermissions, HeadlessUi, Host, HostConfig, Placement, Settings, Workspace,
+};
+
+/// A host over an empty plugin directory and an empty workspace (a temporary directory kept
+/// for the life of the process), denying what is not auto-approved: nothing an input names can
+/// run.
+pub fn empty_host() -> Arc<Host> {
+    let dir = tempfile::tempdir()
+        .unwrap_or_else(|e| panic!("temporary directory: {e}"))
+        .keep();
+    let plugins = dir.join("plugins");
+    let workspace = dir.join("ws");
+    for d in [&plugins, &workspace] {
+        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("create: {e}"));
+    }
+    Host::new(HostConfig {
+        plugin_dirs: vec![plugins],
+        workspace: Workspace::new(&workspace).unwrap_or_else(|e| panic!("workspace: {e}")),
+        settings: Settings::default(),
+        approval: ApprovalMode::DenyUnlessAuto,
+        command_permissions: CommandPermissions::from_value(None),
+        ui: Box::new(HeadlessUi),
+        task_id: "fuzz".into(),
+        placement: Placement::default(),
+    })
+}
 
 /// `serve`'s answers to the lines of `input` (its loop: blank lines skipped, one answer line
 /// per request line); returns what it would write.
