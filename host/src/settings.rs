@@ -74,6 +74,9 @@ pub struct Limits {
     /// The largest JSON-RPC message `toolhost mcp` accepts, in bytes (a larger one is answered
     /// with an error and skipped).
     pub max_request_bytes: u64,
+    /// How long a question to the user of an MCP client (an elicitation) waits for its answer,
+    /// in seconds; unanswered, it counts as declined (an approval is a denial).
+    pub ask_timeout_secs: u64,
 }
 
 impl Default for Limits {
@@ -82,6 +85,7 @@ impl Default for Limits {
             call_timeout_secs: 900,
             max_consecutive_mistakes: 3,
             max_request_bytes: 16 * 1024 * 1024,
+            ask_timeout_secs: 600,
         }
     }
 }

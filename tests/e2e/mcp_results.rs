@@ -293,3 +293,81 @@ fn toolhost_mcp_answers_with_the_servers_own_structures() {
     assert_eq!(direct["linked"]["content"][2]["resource"]["blob"], "AAEC");
     assert_eq!(direct["sound"]["content"][0]["type"], "audio");
 }
+
+/// A client with a progress callback, calling the fixture's `steps` through `toolhost mcp`.
+const PROGRESS_CLIENT: &str = r#"
+import asyncio, json, sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+config = json.loads(sys.argv[1])
+progress = []
+
+
+async def on_progress(value, total, message):
+    progress.append(message)
+
+
+async def main():
+    server = StdioServerParameters(
+        command=config["toolhost"],
+        args=["--plugins", config["plugins"], "--settings", config["settings"],
+              "--isolation", "in-process", "mcp", "--cwd", config["workspace"]],
+        env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
+    )
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("rich0mcp0steps", {}, progress_callback=on_progress)
+    print(json.dumps({"text": result.content[0].text, "progress": progress}))
+
+
+asyncio.run(main())
+"#;
+
+/// What the upstream server says while it works (its progress and a log message) reaches the
+/// client of `toolhost mcp` as progress of the call, before the result.
+#[test]
+fn an_upstream_servers_progress_reaches_the_client() {
+    let setup = Setup::new();
+    let scratch = workdir();
+    let script = scratch.path().join("client.py");
+    std::fs::write(&script, PROGRESS_CLIENT).unwrap();
+    let config = json!({
+        "toolhost": toolhost_bin(),
+        "plugins": setup.plugins.path(),
+        "settings": setup.settings,
+        "workspace": setup.workspace,
+        "config_home": scratch.path(),
+    });
+    let output = Command::new("timeout")
+        .args(["180", "python3"])
+        .arg(&script)
+        .arg(config.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the client failed: {stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stderr}"));
+    assert_eq!(summary["text"], "three steps done");
+    let progress: Vec<&str> = summary["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|message| message.starts_with("mcp_notification: "))
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            "mcp_notification: [rich] starting the steps",
+            "mcp_notification: [rich] 1/3 step 1",
+            "mcp_notification: [rich] 2/3 step 2",
+            "mcp_notification: [rich] 3/3 step 3",
+        ],
+        "{summary}"
+    );
+}

@@ -36,7 +36,7 @@ async def on_message(message):
 
 
 async def on_log(params):
-    seen["logs"].append(params.data)
+    seen["logs"].append({"level": params.level, "data": params.data})
 
 
 async def on_progress(progress, total, message):
@@ -64,7 +64,8 @@ async def main():
         cwd=config.get("start_in"),
     )
     out = {}
-    async with stdio_client(server) as (read, write):
+    errlog = open(config["stderr"], "w") if config.get("stderr") else sys.stderr
+    async with stdio_client(server, errlog=errlog) as (read, write):
         async with ClientSession(read, write, elicitation_callback=elicit if config["elicit"] else None,
                                  list_roots_callback=list_roots if config.get("roots") else None,
                                  message_handler=on_message, logging_callback=on_log) as session:
@@ -94,6 +95,14 @@ async def main():
                 while seen["list_changed"] == 0 and time.time() < deadline:
                     await asyncio.sleep(0.05)
                 out["after"] = [t.name for t in (await session.list_tools()).tools]
+            elif scenario == "logs":
+                staging = config["add_to"] + ".staging"
+                shutil.copy(config["library"], staging)
+                os.rename(staging, config["add_to"])
+                deadline = time.time() + 30
+                while not any("hot swap" in str(log["data"]) for log in seen["logs"]) and time.time() < deadline:
+                    await asyncio.sleep(0.05)
+                out["results"] = [text_of(await session.call_tool(name, args)) for name, args in config["calls"]]
     out.update(seen)
     print(json.dumps(out))
 
@@ -473,6 +482,46 @@ fn python_hears_tools_list_changed_after_a_hot_swap() {
     assert_eq!(out["before"], json!(["read_file"]));
     assert!(out["list_changed"].as_u64().unwrap() >= 1, "{out}");
     assert_eq!(out["after"], json!(["list_files", "read_file"]));
+}
+
+/// Under `mcp`, the host's warnings reach the client as `notifications/message` (one logged at
+/// start-up, before the session, and one from a hot swap while it runs), and stderr stays
+/// empty.
+#[test]
+fn python_hears_the_host_warnings_and_stderr_stays_quiet() {
+    let plugins = workdir();
+    let ws = workdir();
+    std::fs::copy(
+        toolhost_tests::library("read_file"),
+        plugins.path().join("libread_file.so"),
+    )
+    .unwrap();
+    std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
+    let client = Client::new(plugins.path(), ws.path());
+    let settings = client.config_home.path().join("toolhost");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(settings.join("settings.toml"), "[agent]\nbogus_key = 1\n").unwrap();
+    let stderr = workdir();
+    let stderr = stderr.path().join("server.stderr");
+    let out = client.python(json!({
+        "scenario": "logs",
+        "extra": ["--watch"],
+        "library": toolhost_tests::library("fixture_wrong_abi_version"),
+        "add_to": plugins.path().join("libfixture_wrong_abi_version.so"),
+        "calls": [["read_file", {"path": "a.txt"}]],
+        "stderr": stderr,
+    }));
+    let logs = out["logs"].as_array().unwrap();
+    let find = |needle: &str| {
+        logs.iter()
+            .find(|log| log["data"].as_str().unwrap_or("").contains(needle))
+            .unwrap_or_else(|| panic!("no log message with {needle:?}: {out}"))
+    };
+    assert_eq!(find("bogus_key")["level"], "warning");
+    assert_eq!(find("libfixture_wrong_abi_version.so")["level"], "warning");
+    assert_eq!(out["results"][0]["isError"], false, "{out}");
+    let printed = std::fs::read_to_string(&stderr).unwrap();
+    assert!(printed.is_empty(), "stderr: {printed}");
 }
 
 #[test]

@@ -17,7 +17,8 @@
 //! - Approvals and questions go to the client's user by elicitation ([`super::mcp_ui`]) unless
 //!   `--yes`; without elicitation, what the settings do not auto-approve is denied. Events
 //!   become `notifications/progress` for a request with a `progressToken`; errors and
-//!   notifications become `notifications/message`.
+//!   notifications become `notifications/message`, and so do the host's own warnings, while
+//!   stderr stays quiet unless asked ([`super::mcp_log`]).
 //! - The workspace is `--cwd`, else the client's roots (asked for on the first call, again
 //!   after `roots/list_changed`; a change starts a new task), else the current directory — but
 //!   never `/` by default.
@@ -112,6 +113,7 @@ pub fn run(
         let ui = Box::new(McpUi::new(client.clone()));
         let roots = args.workspace.roots();
         let host = build_host(&roots, approval, ui)?;
+        client.set_ask_timeout(ask_timeout(&host));
         let server = McpServer::new(host.clone())
             .with_client(client)
             .following_roots(follows_client_roots(&roots, &host));
@@ -152,6 +154,7 @@ fn run_http(
     let follow_roots = follows_client_roots(&args.workspace.roots(), &base);
     let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
         let client = ClientLink::default();
+        client.set_ask_timeout(ask_timeout(base));
         let workspace = crate::policy::Workspace::with_roots(&root_specs(base.workspace()))?;
         let task = base.new_task(crate::TaskConfig {
             workspace,
@@ -165,6 +168,11 @@ fn run_http(
     base.registry().shutdown();
     runtime.shutdown_background();
     served.map(|()| ExitCode::SUCCESS)
+}
+
+/// How long a question to the client's user waits (`[limits] ask_timeout_secs`).
+fn ask_timeout(host: &Host) -> std::time::Duration {
+    std::time::Duration::from_secs(host.settings().limits.ask_timeout_secs.max(1))
 }
 
 /// Runs the protocol on `transport` until the client closes its input; the calls still
@@ -182,7 +190,8 @@ async fn serve(
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            tracing::error!(target: "toolhost::mcp", "MCP initialization failed: {e}");
+            // The server's own end: on stderr whatever the log level (it is quiet otherwise).
+            eprintln!("toolhost mcp: MCP initialization failed: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -195,7 +204,7 @@ async fn serve(
             ExitCode::SUCCESS
         }
         Err(e) => {
-            tracing::error!(target: "toolhost::mcp", "the MCP service failed: {e}");
+            eprintln!("toolhost mcp: the MCP service failed: {e}");
             ExitCode::FAILURE
         }
     }
@@ -351,8 +360,11 @@ impl McpServer {
             cancelled.cancelled().await;
             cancellation.cancel();
         });
-        let joined =
-            tokio::task::spawn_blocking(move || host.call_with(&tool, &params, &options)).await;
+        let client = self.client.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            super::mcp_log::in_session(&client, || host.call_with(&tool, &params, &options))
+        })
+        .await;
         watch.abort();
         protocol_stdio::restore();
         Some(match joined {

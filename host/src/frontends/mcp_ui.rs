@@ -18,6 +18,7 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rmcp::model::{
     ElicitRequestParams, ElicitationAction, ElicitationSchema, LoggingLevel,
@@ -42,12 +43,20 @@ struct Link {
     peer: Option<(Peer<RoleServer>, tokio::runtime::Handle)>,
     /// The least severe level the client wants (`None`: all).
     level: Option<LoggingLevel>,
+    /// How long an elicitation waits for the user (`None`: [`DEFAULT_ASK_TIMEOUT`]).
+    ask_timeout: Option<Duration>,
 }
+
+/// How long an elicitation waits when the settings were not given.
+const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl ClientLink {
     /// The session is up: events go to `peer`, on the runtime of `handle`.
     pub fn connect(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
-        self.lock().peer = Some((peer, handle));
+        let first = self.lock().peer.replace((peer, handle)).is_none();
+        if first {
+            super::mcp_log::connected(self);
+        }
     }
 
     /// [`ClientLink::connect`] unless already connected.
@@ -55,7 +64,22 @@ impl ClientLink {
         let mut link = self.lock();
         if link.peer.is_none() {
             link.peer = Some((peer, handle));
+            drop(link);
+            super::mcp_log::connected(self);
         }
+    }
+
+    /// Whether the session is up and its transport still open.
+    pub fn is_open(&self) -> bool {
+        self.lock()
+            .peer
+            .as_ref()
+            .is_some_and(|(peer, _)| !peer.is_transport_closed())
+    }
+
+    /// How long an elicitation waits for the user's answer (`[limits] ask_timeout_secs`).
+    pub fn set_ask_timeout(&self, timeout: Duration) {
+        self.lock().ask_timeout = Some(timeout);
     }
 
     /// The client's `logging/setLevel`.
@@ -97,9 +121,39 @@ impl ClientLink {
         {
             return;
         }
-        let mut message = LoggingMessageNotificationParam::new(level, Value::from(text));
-        message.logger = Some("toolhost".to_string());
+        let message = log_message(level, text);
         self.run(|peer| async move {
+            if let Err(e) = peer.notify_logging_message(message).await {
+                tracing::debug!(target: "toolhost::mcp", "notification not sent: {e}");
+            }
+        });
+    }
+
+    /// Whether a host log message at `level` is wanted: at or above the client's level, by
+    /// default warnings and errors.
+    fn wants_host_log(&self, level: LoggingLevel) -> bool {
+        let least = self.lock().level.unwrap_or(LoggingLevel::Warning);
+        rank(level) >= rank(least)
+    }
+
+    /// A host log message ([`super::mcp_log`]) from a call's thread: sent before the call's
+    /// result.
+    pub(super) fn log_host(&self, level: LoggingLevel, text: &str) {
+        if self.wants_host_log(level) {
+            self.log(level, text);
+        }
+    }
+
+    /// A host log message from any thread, the runtime's included: sent without waiting.
+    pub(super) fn log_later(&self, level: LoggingLevel, text: &str) {
+        if !self.wants_host_log(level) {
+            return;
+        }
+        let Some((peer, handle)) = self.peer() else {
+            return;
+        };
+        let message = log_message(level, text);
+        handle.spawn(async move {
             if let Err(e) = peer.notify_logging_message(message).await {
                 tracing::debug!(target: "toolhost::mcp", "notification not sent: {e}");
             }
@@ -145,8 +199,18 @@ impl ClientLink {
             requested_schema: schema,
         };
         let watched = cancellation.cloned();
+        let limit = self.lock().ask_timeout.unwrap_or(DEFAULT_ASK_TIMEOUT);
         let answer = self.run(|peer| async move {
-            let ask = peer.create_elicitation(params);
+            let asked = peer.create_elicitation(params);
+            let ask = async move {
+                match tokio::time::timeout(limit, asked).await {
+                    Ok(answer) => answer.map_err(|e| e.to_string()),
+                    Err(_) => Err(format!(
+                        "no answer within {} s ([limits] ask_timeout_secs)",
+                        limit.as_secs()
+                    )),
+                }
+            };
             match watched {
                 Some(cancellation) => tokio::select! {
                     answer = ask => Some(answer),
@@ -158,17 +222,24 @@ impl ClientLink {
         match answer {
             Ok(result) => Some((result.action, result.content.unwrap_or(Value::Null))),
             Err(e) => {
-                tracing::warn!(target: "toolhost::mcp", "elicitation failed: {e}");
+                tracing::warn!(target: "toolhost::elicitation", "elicitation failed: {e}");
                 None
             }
         }
     }
 }
 
+/// A `notifications/message` from toolhost.
+fn log_message(level: LoggingLevel, text: &str) -> LoggingMessageNotificationParam {
+    let mut message = LoggingMessageNotificationParam::new(level, Value::from(text));
+    message.logger = Some("toolhost".to_string());
+    message
+}
+
 /// Resolves once `cancellation` is cancelled (polled: it is a blocking flag).
 async fn wait_cancelled(cancellation: Arc<Cancellation>) {
     while !cancellation.is_cancelled() {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 mod mcp_http;
+pub mod mcp_log;
 mod mcp_result;
 mod mcp_roots;
 pub mod mcp_servers;

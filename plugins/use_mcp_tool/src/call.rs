@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tool_api::sdk::{missing, prelude::*};
 
-use crate::{format, hub, texts};
+use crate::{format, hub, notices, texts};
 
 /// How often a running request looks at the call's cancellation flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
@@ -53,16 +54,43 @@ fn approve(ctx: &Ctx<'_>, tool: &str, payload: &Value) -> Result<(), ToolError> 
 
 /// Runs `future` on the plugin's runtime until it ends or the call is cancelled.
 fn run<T>(ctx: &Ctx<'_>, future: impl Future<Output = T>) -> Result<T, ToolError> {
+    run_listening(ctx, future, None)
+}
+
+/// [`run`], showing what the server says meanwhile ([`notices`]) as `mcp_notification`s.
+fn run_listening<T>(
+    ctx: &Ctx<'_>,
+    future: impl Future<Output = T>,
+    mut notices: Option<&mut UnboundedReceiver<String>>,
+) -> Result<T, ToolError> {
     let cancelled = async {
         while !ctx.is_cancelled() {
             tokio::time::sleep(CANCEL_POLL).await;
         }
     };
+    // The future runs on this thread (`block_on`), so it may use `ctx`.
     let outcome = tool_api::sdk::runtime::block_on(async {
-        tokio::select! {
-            output = future => Some(output),
-            () = cancelled => None,
+        tokio::pin!(future, cancelled);
+        let output = loop {
+            let notice = async {
+                match notices.as_mut() {
+                    Some(notices) => notices.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                output = &mut future => break Some(output),
+                () = &mut cancelled => break None,
+                Some(text) = notice => ctx.say("mcp_notification", &text),
+            }
+        };
+        // What came with the answer is shown before it.
+        if let Some(notices) = notices.as_mut() {
+            while let Ok(text) = notices.try_recv() {
+                ctx.say("mcp_notification", &text);
+            }
         }
+        output
     })
     .map_err(|e| {
         ToolError::new(
@@ -127,7 +155,9 @@ fn run_tool(
         approve(ctx, called_as, &payload)?;
     }
     ctx.say("mcp_server_request_started", "");
-    let outcome = run(ctx, hub::call_tool(&file, server, tool, arguments))?;
+    let (listener, mut notices) = notices::listen(server);
+    let call = hub::call_tool(&file, server, tool, arguments, &listener);
+    let outcome = run_listening(ctx, call, Some(&mut notices))?;
     let result = outcome.map_err(|message| {
         ToolError::new(ToolErrorKind::FAILED, texts::tool_call_failed(&message))
     })?;

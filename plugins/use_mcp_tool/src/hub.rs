@@ -16,15 +16,17 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation,
-    ReadResourceRequestParams,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, Implementation, ReadResourceRequestParams, RequestId,
+    ServerResult,
 };
-use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::{IntoTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 
+use crate::notices::{HubClient, Listener};
 use crate::settings::{self, RemoteKind, ServerConfig, Transport};
 use crate::{remote, sse, texts};
 
@@ -37,7 +39,7 @@ const STDERR_TAIL: usize = 2048;
 /// How long `shutdown` waits for one connection to close before the runtime stops.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
-type Client = RunningService<RoleClient, ClientConfig>;
+type Client = RunningService<RoleClient, HubClient>;
 
 /// A running server.
 struct Connection {
@@ -60,26 +62,73 @@ struct Ready {
     stderr: Arc<Mutex<String>>,
 }
 
-/// The `tools/call` result as JSON (`content`, `isError`, ...), or the error's message.
+/// The `tools/call` result as JSON (`content`, `isError`, ...), or the error's message. What
+/// the server says about the request meanwhile goes to `listener`. Dropping the future (the
+/// call was cancelled) tells the server with `notifications/cancelled`.
 pub async fn call_tool(
     file: &Path,
     server: &str,
     tool: &str,
     arguments: Option<Map<String, Value>>,
+    listener: &Listener,
 ) -> Result<Value, String> {
     let ready = connect(file, server).await?;
     let mut params = CallToolRequestParams::new(tool.to_string());
     // Cline sends `{}` when the model gave no arguments.
     params.arguments = Some(arguments.unwrap_or_default());
-    let result = tokio::time::timeout(ready.timeout, ready.peer.call_tool(params))
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = ready
+        .peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
+        .map_err(|e| describe(&e, &ready.stderr))?;
+    let _listening = listener.register(&handle.progress_token);
+    let cancel_on_drop = CancelOnDrop {
+        peer: Some(ready.peer.clone()),
+        request: handle.id.clone(),
+    };
+    let answer = tokio::time::timeout(ready.timeout, handle.await_response()).await;
+    cancel_on_drop.disarm();
+    let answer = answer
         .map_err(|_| "MCP error -32001: Request timed out".to_string())?
         .map_err(|e| describe(&e, &ready.stderr))?;
+    let ServerResult::CallToolResult(result) = answer else {
+        return Err(describe(&ServiceError::UnexpectedResponse, &ready.stderr));
+    };
     let mut result = serde_json::to_value(result).map_err(|e| e.to_string())?;
     if let Some(items) = result["content"].as_array_mut() {
         items.iter_mut().for_each(shortest_priority);
     }
     Ok(result)
+}
+
+/// Tells the server that a request is no longer awaited, unless disarmed: rmcp's own
+/// `call_tool` does so, but it hides the request's progress token, which the listener needs.
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    request: RequestId,
+}
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.peer = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let (Some(peer), Ok(runtime)) = (self.peer.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let cancelled = CancelledNotificationParam::new(
+            Some(self.request.clone()),
+            Some("the call was cancelled".to_string()),
+        );
+        runtime.spawn(async move {
+            let _ = peer.notify_cancelled(cancelled).await;
+        });
+    }
 }
 
 /// rmcp holds an annotation's priority as an `f32`, which becomes an `f64` digit for digit in
@@ -241,7 +290,7 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
             if let Some(stderr) = stderr {
                 keep_tail(stderr, tail.clone());
             }
-            initialize(transport, config.timeout).await
+            initialize(name, transport, config.timeout).await
         }
         Transport::Remote {
             kind: RemoteKind::StreamableHttp,
@@ -249,7 +298,7 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
             headers,
         } => {
             let transport = remote::streamable_http(url, headers).map_err(failed)?;
-            initialize(transport, config.timeout).await
+            initialize(name, transport, config.timeout).await
         }
         Transport::Remote {
             kind: RemoteKind::Sse,
@@ -260,7 +309,7 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
             // Opening the event stream is part of connecting: one timeout covers both.
             let connect = async {
                 let worker = sse::connect(client, url).await?;
-                initialize(worker, config.timeout).await
+                initialize(name, worker, config.timeout).await
             };
             tokio::time::timeout(config.timeout, connect)
                 .await
@@ -301,15 +350,22 @@ fn keep_tail(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
 }
 
 /// The MCP handshake over `transport` as Cline's client (`initialize`, then `initialized`).
-async fn initialize<T, E, A>(transport: T, timeout: Duration) -> Result<Client, String>
+async fn initialize<T, E, A>(
+    server: &str,
+    transport: T,
+    timeout: Duration,
+) -> Result<Client, String>
 where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let info = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("Cline", env!("CARGO_PKG_VERSION")),
-    );
+    let info = HubClient {
+        info: ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("Cline", env!("CARGO_PKG_VERSION")),
+        ),
+        server: server.to_string(),
+    };
     match tokio::time::timeout(timeout, info.serve(transport)).await {
         Ok(Ok(client)) => Ok(client),
         Ok(Err(e)) => Err(remote::handshake_error(&e)),

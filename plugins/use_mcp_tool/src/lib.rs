@@ -33,6 +33,7 @@ pub mod format;
 pub mod hub;
 pub mod locations;
 pub mod native;
+pub mod notices;
 mod remote;
 pub mod settings;
 mod sse;

@@ -188,7 +188,7 @@ pub fn main() -> ExitCode {
     crate::sandbox::supervisor::run_supervisor_if_asked();
     crate::plugins::worker::serve::run_worker_if_asked();
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    init_logging(cli.verbose, matches!(cli.command, Command::Mcp(_)));
     let code = match run(cli) {
         Ok(code) => code,
         Err(message) => {
@@ -200,8 +200,16 @@ pub fn main() -> ExitCode {
     code
 }
 
-fn init_logging(verbose: u8) {
+/// Logging on stderr at the level `-v` asks for (`$TOOLHOST_LOG` overrides). Under `mcp`,
+/// stderr stays quiet unless asked and the host's messages go to the client instead
+/// ([`crate::frontends::mcp_log`]).
+fn init_logging(verbose: u8, mcp: bool) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
+
     let default = match verbose {
+        0 if mcp => "off",
         0 => "warn",
         1 => "info",
         2 => "debug",
@@ -209,10 +217,17 @@ fn init_logging(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_target(false)
+        .with_filter(filter);
+    let client = mcp.then(|| {
+        crate::frontends::mcp_log::ClientLogLayer
+            .with_filter(tracing_subscriber::filter::LevelFilter::INFO)
+    });
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(client)
         .try_init();
 }
 

@@ -1,0 +1,139 @@
+//! The host's warnings as MCP log messages: under `toolhost mcp`, stderr stays quiet unless
+//! asked (`-v`, `$TOOLHOST_LOG`) and what the host logs at `info` or above reaches the client
+//! as `notifications/message`, at the level the client chose (default: warnings and errors).
+//!
+//! A [`tracing_subscriber::Layer`] routes each event:
+//! - on the thread of a call ([`in_session`]), to that call's session only, sent before the
+//!   call's result;
+//! - anywhere else (a hot swap, a worker's stderr, start-up), to every connected session;
+//!   before any session is up, the first [`BACKLOG`] events wait for the first one.
+//!
+//! Not forwarded: the MCP frontend's own diagnostics (target `toolhost::mcp`) and rmcp's, which
+//! are about the stream the messages would travel on, and the UI's events (`toolhost::ui`),
+//! which reach the client as progress already.
+//!
+//! rmcp marks MCP logging deprecated (SEP-2577); see [`super::mcp_ui`].
+#![allow(deprecated)]
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::sync::{Mutex, PoisonError};
+
+use rmcp::model::LoggingLevel;
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::layer::Context;
+
+use super::mcp_ui::ClientLink;
+
+/// Events kept for the first session while none is connected.
+pub const BACKLOG: usize = 64;
+
+/// Every session connected, and the events waiting for the first.
+static SESSIONS: Mutex<Sessions> = Mutex::new(Sessions {
+    links: Vec::new(),
+    waiting: VecDeque::new(),
+});
+
+struct Sessions {
+    links: Vec<ClientLink>,
+    waiting: VecDeque<(LoggingLevel, String)>,
+}
+
+thread_local! {
+    /// The session of the call running on this thread.
+    static CALL_SESSION: RefCell<Option<ClientLink>> = const { RefCell::new(None) };
+}
+
+/// The layer that forwards the host's log events to the MCP sessions.
+pub struct ClientLogLayer;
+
+/// Adds `link` to the sessions host-wide events go to, and hands it the events that waited.
+pub(super) fn connected(link: &ClientLink) {
+    let mut sessions = SESSIONS.lock().unwrap_or_else(PoisonError::into_inner);
+    sessions.links.retain(ClientLink::is_open);
+    let waiting: Vec<_> = sessions.waiting.drain(..).collect();
+    sessions.links.push(link.clone());
+    drop(sessions);
+    for (level, text) in waiting {
+        link.log_later(level, &text);
+    }
+}
+
+/// Runs `call` with the events of its thread going to `link`'s session.
+pub(super) fn in_session<T>(link: &ClientLink, call: impl FnOnce() -> T) -> T {
+    let before = CALL_SESSION.with(|session| session.replace(Some(link.clone())));
+    let result = call();
+    CALL_SESSION.with(|session| *session.borrow_mut() = before);
+    result
+}
+
+impl<S: Subscriber> tracing_subscriber::Layer<S> for ClientLogLayer {
+    fn on_event(&self, event: &Event<'_>, _context: Context<'_, S>) {
+        let metadata = event.metadata();
+        let target = metadata.target();
+        if !target.starts_with("toolhost")
+            || target.starts_with("toolhost::mcp")
+            || target.starts_with("toolhost::ui")
+        {
+            return;
+        }
+        let Some(level) = mcp_level(*metadata.level()) else {
+            return;
+        };
+        let mut text = Text::default();
+        event.record(&mut text);
+        let text = text.0;
+        if let Some(link) = CALL_SESSION.with(|session| session.borrow().clone()) {
+            // A call's thread is never the runtime's: it may wait until the message is out.
+            link.log_host(level, &text);
+            return;
+        }
+        let mut sessions = SESSIONS.lock().unwrap_or_else(PoisonError::into_inner);
+        sessions.links.retain(ClientLink::is_open);
+        if sessions.links.is_empty() {
+            if sessions.waiting.len() == BACKLOG {
+                sessions.waiting.pop_front();
+            }
+            sessions.waiting.push_back((level, text));
+            return;
+        }
+        for link in &sessions.links {
+            link.log_later(level, &text);
+        }
+    }
+}
+
+/// The MCP level of a tracing level; `None` below `info` (never forwarded).
+fn mcp_level(level: Level) -> Option<LoggingLevel> {
+    match level {
+        Level::ERROR => Some(LoggingLevel::Error),
+        Level::WARN => Some(LoggingLevel::Warning),
+        Level::INFO => Some(LoggingLevel::Info),
+        _ => None,
+    }
+}
+
+/// An event's message, then its other fields as `name=value`.
+#[derive(Default)]
+struct Text(String);
+
+impl Visit for Text {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            let message = format!("{value:?}");
+            self.0.insert_str(0, &message);
+        } else {
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0.insert_str(0, value);
+        } else {
+            let _ = write!(self.0, " {}={value}", field.name());
+        }
+    }
+}
