@@ -117,6 +117,11 @@ pub async fn serve(
                 continue;
             }
         };
+        // An answer is written in pieces (headers, then server-sent events): with Nagle's
+        // algorithm each would wait for the client's delayed ACK, 40 ms a call.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(target: "toolhost::mcp", "TCP_NODELAY not set: {e}");
+        }
         let mcp = mcp.clone();
         let token = token.clone();
         tokio::spawn(async move {

@@ -19,7 +19,7 @@ use std::io;
 use std::sync::Arc;
 
 use regex::bytes::Regex;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, ClientRequest, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
@@ -129,6 +129,13 @@ async fn read_line(
 
 /// What to do with one line: serve the message, or answer with an error.
 fn classify(line: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>> {
+    // A valid message is read once; only what fails (or reads as a `tools/call` that rmcp
+    // would take for a custom request, its params being wrong) is looked at again for its error.
+    if let Ok(message) = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+        if !is_misread_tools_call(&message) {
+            return Ok(message);
+        }
+    }
     let value: Value = serde_json::from_slice(line).map_err(|e| {
         Some(error(
             Value::Null,
@@ -154,6 +161,15 @@ fn classify(line: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>> 
         let id = id?;
         Some(error(id, INVALID_REQUEST, format!("Invalid request: {e}")))
     })
+}
+
+/// Whether rmcp read a `tools/call` as a custom request (its params did not fit).
+fn is_misread_tools_call(message: &RxJsonRpcMessage<RoleServer>) -> bool {
+    matches!(
+        message,
+        JsonRpcMessage::Request(request)
+            if matches!(&request.request, ClientRequest::CustomRequest(custom) if custom.method == "tools/call")
+    )
 }
 
 /// The answer to an over-size line, under the id found at its start if any. Looking for the

@@ -6,6 +6,8 @@
 //! before it slices the range, so lines past the first 400 KB of a file could not be read at
 //! all, and a capped read lost its hint.)
 
+use std::fmt::Write as _;
+
 use tool_api::sdk::js::utf16_cut;
 use tool_api::texts::format_size;
 
@@ -98,17 +100,19 @@ struct Cut {
 /// lines, or, when not even the first fits, the first one cut. Returns the text, the number of
 /// the last line shown (`start - 1` when none) and the sizes when something was left out.
 fn number_within(lines: &[&str], start: i64, max_units: usize) -> (String, i64, Option<Cut>) {
-    let mut text = String::new();
+    let bytes: usize = lines.iter().map(|l| l.len() + 8).sum();
+    let mut text = String::with_capacity(bytes.min(max_units.saturating_mul(4)));
     let mut units = 0usize;
     let mut shown_end = start - 1;
     let mut cut = None;
     for (number, line) in (start..).zip(lines) {
-        let numbered = format!("{number} | {line}");
         let separator = usize::from(!text.is_empty());
-        let line_units: usize = numbered.chars().map(char::len_utf16).sum();
+        // `{number} | {line}`, counted without being built.
+        let line_units = digits(number) + 3 + units_of(line);
         if cut.is_none() && units + separator + line_units > max_units {
             let shown = if text.is_empty() {
                 // One line longer than the cap: its beginning is all that can be shown.
+                let numbered = format!("{number} | {line}");
                 let at = utf16_cut(&numbered, max_units).map_or(numbered.len(), |(at, _)| at);
                 text.push_str(&numbered[..at]);
                 shown_end = number;
@@ -128,7 +132,8 @@ fn number_within(lines: &[&str], start: i64, max_units: usize) -> (String, i64, 
                 if separator == 1 {
                     text.push('\n');
                 }
-                text.push_str(&numbered);
+                let _ = write!(text, "{number} | ");
+                text.push_str(line);
                 units += separator + line_units;
                 shown_end = number;
             }
@@ -137,7 +142,20 @@ fn number_within(lines: &[&str], start: i64, max_units: usize) -> (String, i64, 
     (text, shown_end, cut)
 }
 
+/// The decimal digits of a line number (at least 1).
+fn digits(number: i64) -> usize {
+    let sign = usize::from(number < 0);
+    sign + number
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |d| d as usize + 1)
+}
+
+/// UTF-16 code units of `text` (ASCII: one a byte).
 fn units_of(text: &str) -> usize {
+    if text.is_ascii() {
+        return text.len();
+    }
     text.chars().map(char::len_utf16).sum()
 }
 

@@ -7,7 +7,9 @@
 //! - read latency: one `tools/call` round trip reading the same 10 KB file (toolhost's
 //!   `read_file`, the reference's `read_text_file`), calls alternating between the two open
 //!   sessions after a warm-up, median and p95; then the same with read_file isolated in a
-//!   worker process (`--isolation process`) against the reference again.
+//!   worker process (`--isolation process`) against the reference again;
+//! - over streamable HTTP ([`super::mcp_http`]): read latency beside stdio, and many sessions
+//!   at once.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -24,10 +26,10 @@ use crate::util::{plugin_crates, target_dir};
 const STARTUP_RUNS: usize = 20;
 
 /// Timed read calls per server.
-const CALLS: usize = 500;
+pub(super) const CALLS: usize = 500;
 
 /// Untimed calls per server first (caches, JIT, allocator).
-const WARMUP: usize = 50;
+pub(super) const WARMUP: usize = 50;
 
 /// The size of the file both servers read.
 const FILE_BYTES: usize = 10 * 1024;
@@ -166,7 +168,9 @@ pub fn mcp() -> Result<Value, String> {
         "    isolated: ratio of medians {isolated_ratio:.3} (target <= {ISOLATED_READ_TARGET}) {}",
         verdict(isolated_ratio, ISOLATED_READ_TARGET)
     );
+    let http = super::mcp_http::figures(&toolhost)?;
     Ok(json!({
+        "http": http,
         "bench": "mcp",
         "reference": format!("{NPM_PACKAGE} {reference_version}"),
         "plugins": plugins,
@@ -283,7 +287,7 @@ fn p95(times: &[Duration]) -> Duration {
     percentile(times, 95)
 }
 
-fn percentile(times: &[Duration], percent: usize) -> Duration {
+pub(super) fn percentile(times: &[Duration], percent: usize) -> Duration {
     let mut sorted = times.to_vec();
     sorted.sort();
     sorted
