@@ -485,8 +485,8 @@ fn python_hears_tools_list_changed_after_a_hot_swap() {
 }
 
 /// Under `mcp`, the host's warnings reach the client as `notifications/message` (one logged at
-/// start-up, before the session, and one from a hot swap while it runs), and stderr stays
-/// empty.
+/// start-up, before the session, one from a hot swap while it runs, one on a call's thread),
+/// and stderr stays empty.
 #[test]
 fn python_hears_the_host_warnings_and_stderr_stays_quiet() {
     let plugins = workdir();
@@ -494,6 +494,11 @@ fn python_hears_the_host_warnings_and_stderr_stays_quiet() {
     std::fs::copy(
         toolhost_tests::library("read_file"),
         plugins.path().join("libread_file.so"),
+    )
+    .unwrap();
+    std::fs::copy(
+        toolhost_tests::library("fixture_faults"),
+        plugins.path().join("libfixture_faults.so"),
     )
     .unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
@@ -508,7 +513,7 @@ fn python_hears_the_host_warnings_and_stderr_stays_quiet() {
         "extra": ["--watch"],
         "library": toolhost_tests::library("fixture_wrong_abi_version"),
         "add_to": plugins.path().join("libfixture_wrong_abi_version.so"),
-        "calls": [["read_file", {"path": "a.txt"}]],
+        "calls": [["fault_panic", {}], ["read_file", {"path": "a.txt"}]],
         "stderr": stderr,
     }));
     let logs = out["logs"].as_array().unwrap();
@@ -519,7 +524,10 @@ fn python_hears_the_host_warnings_and_stderr_stays_quiet() {
     };
     assert_eq!(find("bogus_key")["level"], "warning");
     assert_eq!(find("libfixture_wrong_abi_version.so")["level"], "warning");
-    assert_eq!(out["results"][0]["isError"], false, "{out}");
+    // Logged on the call's thread: sent to its session, before its result.
+    assert_eq!(find("panicked in fault_panic")["level"], "error");
+    assert_eq!(out["results"][0]["isError"], true, "{out}");
+    assert_eq!(out["results"][1]["isError"], false, "{out}");
     let printed = std::fs::read_to_string(&stderr).unwrap();
     assert!(printed.is_empty(), "stderr: {printed}");
 }
