@@ -222,7 +222,8 @@ impl Session {
         stdin.flush().unwrap();
     }
 
-    /// Sends a request and reads the next line, which must be its answer.
+    /// Sends a request and reads its answer, the next line that is not an MCP notification
+    /// (under `mcp` the host's warnings, such as a dying worker's stderr, are notifications).
     fn request(&mut self, mut message: Value) -> Value {
         self.next_id += 1;
         message["id"] = json!(self.next_id);
@@ -230,13 +231,19 @@ impl Session {
             message["jsonrpc"] = json!("2.0");
         }
         self.send(&message);
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        assert!(!line.is_empty(), "the host closed its output");
-        let answer: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("not a protocol line ({e}): {line:.300}"));
-        assert_eq!(answer["id"], json!(self.next_id), "{line:.300}");
-        answer
+        loop {
+            let mut line = String::new();
+            self.stdout.read_line(&mut line).unwrap();
+            assert!(!line.is_empty(), "the host closed its output");
+            let answer: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("not a protocol line ({e}): {line:.300}"));
+            if self.frontend == Frontend::Mcp && answer.get("id").is_none() {
+                assert!(answer["method"].is_string(), "{line:.300}");
+                continue;
+            }
+            assert_eq!(answer["id"], json!(self.next_id), "{line:.300}");
+            return answer;
+        }
     }
 
     /// Calls a tool; whether it failed, and its text.

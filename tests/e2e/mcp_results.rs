@@ -239,12 +239,11 @@ async def main():
 asyncio.run(main())
 "#;
 
-#[test]
-fn toolhost_mcp_answers_with_the_servers_own_structures() {
-    let setup = Setup::new();
+/// Runs a Python client `script` with the set-up as its config; the JSON it prints.
+fn run_client(script: &str, setup: &Setup) -> Value {
     let scratch = workdir();
-    let script = scratch.path().join("client.py");
-    std::fs::write(&script, CLIENT).unwrap();
+    let script_path = scratch.path().join("client.py");
+    std::fs::write(&script_path, script).unwrap();
     let config = json!({
         "server": server_script(),
         "toolhost": toolhost_bin(),
@@ -255,15 +254,20 @@ fn toolhost_mcp_answers_with_the_servers_own_structures() {
     });
     let output = Command::new("timeout")
         .args(["180", "python3"])
-        .arg(&script)
+        .arg(&script_path)
         .arg(config.to_string())
         .stdin(Stdio::null())
         .output()
         .expect("run python3");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "the client failed: {stderr}");
-    let summary: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stderr}"));
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stderr}"))
+}
+
+#[test]
+fn toolhost_mcp_answers_with_the_servers_own_structures() {
+    let summary = run_client(CLIENT, &Setup::new());
     let direct = &summary["direct"];
     let relayed = &summary["relayed"];
     for tool in ["fails", "structured", "linked", "sound"] {
@@ -330,28 +334,7 @@ asyncio.run(main())
 /// client of `toolhost mcp` as progress of the call, before the result.
 #[test]
 fn an_upstream_servers_progress_reaches_the_client() {
-    let setup = Setup::new();
-    let scratch = workdir();
-    let script = scratch.path().join("client.py");
-    std::fs::write(&script, PROGRESS_CLIENT).unwrap();
-    let config = json!({
-        "toolhost": toolhost_bin(),
-        "plugins": setup.plugins.path(),
-        "settings": setup.settings,
-        "workspace": setup.workspace,
-        "config_home": scratch.path(),
-    });
-    let output = Command::new("timeout")
-        .args(["180", "python3"])
-        .arg(&script)
-        .arg(config.to_string())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run python3");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the client failed: {stderr}");
-    let summary: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stderr}"));
+    let summary = run_client(PROGRESS_CLIENT, &Setup::new());
     assert_eq!(summary["text"], "three steps done");
     let progress: Vec<&str> = summary["progress"]
         .as_array()

@@ -489,18 +489,10 @@ fn python_hears_tools_list_changed_after_a_hot_swap() {
 /// and stderr stays empty.
 #[test]
 fn python_hears_the_host_warnings_and_stderr_stays_quiet() {
-    let plugins = workdir();
+    let plugins = PluginDir::empty();
+    plugins.add_library("read_file");
+    plugins.add_library("fixture_faults");
     let ws = workdir();
-    std::fs::copy(
-        toolhost_tests::library("read_file"),
-        plugins.path().join("libread_file.so"),
-    )
-    .unwrap();
-    std::fs::copy(
-        toolhost_tests::library("fixture_faults"),
-        plugins.path().join("libfixture_faults.so"),
-    )
-    .unwrap();
     std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
     let client = Client::new(plugins.path(), ws.path());
     let settings = client.config_home.path().join("toolhost");
