@@ -36,6 +36,10 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 /// How much of a server's standard error is kept for error messages.
 const STDERR_TAIL: usize = 2048;
 
+/// How long a failed start waits for the rest of the server's stderr (it ends when the server
+/// exits).
+const STDERR_WAIT: Duration = Duration::from_millis(500);
+
 /// How long `shutdown` waits for one connection to close before the runtime stops.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -269,6 +273,7 @@ async fn connect(file: &Path, server: &str) -> Result<Ready, String> {
 async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> {
     let failed = |why: String| format!("MCP server \"{name}\" could not be started: {why}");
     let tail = Arc::new(Mutex::new(String::new()));
+    let mut tail_reader = None;
     let handshake = match &config.transport {
         Transport::Stdio {
             command,
@@ -288,7 +293,7 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
                 .spawn()
                 .map_err(|e| failed(e.to_string()))?;
             if let Some(stderr) = stderr {
-                keep_tail(stderr, tail.clone());
+                tail_reader = Some(keep_tail(stderr, tail.clone()));
             }
             initialize(name, transport, config.timeout).await
         }
@@ -316,6 +321,12 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
                 .unwrap_or_else(|_| Err(no_answer(config.timeout)))
         }
     };
+    if handshake.is_err() {
+        // A server that failed has usually exited: its last words are on their way.
+        if let Some(reader) = tail_reader {
+            let _ = tokio::time::timeout(STDERR_WAIT, reader).await;
+        }
+    }
     let client = handshake.map_err(|why| failed(with_stderr(why, &tail)))?;
     let has_resources = client
         .peer_info()
@@ -331,7 +342,10 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
 }
 
 /// Keeps the last [`STDERR_TAIL`] bytes a server writes to stderr in `tail`.
-fn keep_tail(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
+fn keep_tail(
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<Mutex<String>>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut lines = tokio::io::BufReader::new(stderr).lines();
         while let Ok(Some(line)) = lines.next_line().await {
@@ -346,7 +360,7 @@ fn keep_tail(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
                 kept.drain(..cut);
             }
         }
-    });
+    })
 }
 
 /// The MCP handshake over `transport` as Cline's client (`initialize`, then `initialized`).
