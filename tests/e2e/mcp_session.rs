@@ -59,7 +59,7 @@ async def main():
     workspace = [] if config.get("start_in") else ["--cwd", config["workspace"]]
     server = StdioServerParameters(
         command=config["toolhost"],
-        args=["--isolation", "in-process", "--plugins", config["plugins"], "mcp"] + workspace + config["extra"],
+        args=["--isolation", config.get("isolation", "in-process"), "--plugins", config["plugins"], "mcp"] + workspace + config["extra"],
         env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
         cwd=config.get("start_in"),
     )
@@ -752,7 +752,19 @@ fn serve_asks_the_client_and_a_denial_carries_its_feedback() {
 
 #[test]
 fn python_roots_from_the_client_are_the_workspace_and_follow_list_changed() {
-    let plugins = PluginDir::real();
+    roots_follow_the_client(&PluginDir::real(), "in-process");
+}
+
+/// An isolated plugin's worker is granted the roots of the task it serves: the client's
+/// roots, not those the host started with (its sandbox would refuse their files).
+#[test]
+fn python_roots_from_the_client_reach_an_isolated_plugin() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("read_file");
+    roots_follow_the_client(&plugins, "process");
+}
+
+fn roots_follow_the_client(plugins: &PluginDir, isolation: &str) {
     let (one, two, three, elsewhere) = (workdir(), workdir(), workdir(), workdir());
     std::fs::write(one.path().join("a.txt"), "one\n").unwrap();
     std::fs::write(two.path().join("b.txt"), "two\n").unwrap();
@@ -760,6 +772,7 @@ fn python_roots_from_the_client_are_the_workspace_and_follow_list_changed() {
     let two_name = two.path().file_name().unwrap().to_str().unwrap();
     let out = Client::new(plugins.path(), elsewhere.path()).python(json!({
         "scenario": "roots",
+        "isolation": isolation,
         "start_in": elsewhere.path(),
         "roots": [one.path(), two.path()],
         "new_roots": [three.path()],

@@ -267,6 +267,10 @@ impl Placement {
             },
             env: options.env.clone().unwrap_or_default(),
             temp_dir,
+            workspace_roots: match options.fs.unwrap_or(FsGrant::WorkspaceRead) {
+                FsGrant::WorkspaceRead | FsGrant::WorkspaceWrite => self.workspace_roots.clone(),
+                FsGrant::None | FsGrant::Full => Vec::new(),
+            },
         })
     }
 

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tool_api::abi::{ToolError, ToolErrorKind};
-use tool_api::model::{ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD};
+use tool_api::model::{
+    TaskContext, ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD,
+};
 
 use super::connection::{ended_error, Connection, Ending, Interrupted, Ready};
 use super::process::Launch;
@@ -29,6 +31,10 @@ pub const CRASHES_TO_DISABLE: usize = 3;
 
 /// The window crashes are counted in.
 pub const CRASH_WINDOW: Duration = Duration::from_secs(60);
+
+/// Workers of one plugin at once (one per set of workspace roots); a new set beyond it stops
+/// the oldest.
+const MAX_WORKERS: usize = 8;
 
 /// How long a worker may take to stop its plugin when the host shuts down.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -45,7 +51,10 @@ struct Shared {
     /// The private copy of the library; removed with the generation.
     copy: PathBuf,
     specs: Vec<Result<Vec<ToolSpec>, String>>,
-    live: Mutex<Option<Arc<Connection>>>,
+    /// The running workers, by the workspace roots their sandbox grants: a task over other
+    /// roots than the host's (an MCP session following its client's roots) gets a worker of
+    /// its own, granted its roots.
+    live: Mutex<Vec<(Vec<PathBuf>, Arc<Connection>)>>,
     crashes: Mutex<VecDeque<Instant>>,
     disabled: Mutex<Option<String>>,
 }
@@ -89,12 +98,17 @@ impl WorkerPlugin {
             launch,
             copy,
             specs,
-            live: Mutex::new(None),
+            live: Mutex::new(Vec::new()),
             crashes: Mutex::default(),
             disabled: Mutex::new(None),
         });
         Shared::watch(&shared, &connection);
-        *shared.live.lock().unwrap_or_else(PoisonError::into_inner) = Some(connection);
+        let roots = shared.launch.workspace_roots.clone();
+        shared
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((roots, connection));
         let handlers = (0..shared.specs.len())
             .map(|index| {
                 Arc::new(WorkerHandler {
@@ -111,15 +125,15 @@ impl WorkerPlugin {
         self.shared.launch.clone()
     }
 
-    /// The running worker's process id.
+    /// The process id of a running worker (the first started of those alive).
     pub fn worker_pid(&self) -> Option<u32> {
         self.shared
             .live
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .filter(|c| c.is_alive())
-            .map(|c| c.pid())
+            .iter()
+            .find(|(_, c)| c.is_alive())
+            .map(|(_, c)| c.pid())
     }
 }
 
@@ -129,13 +143,14 @@ impl OpenedPlugin for WorkerPlugin {
     }
 
     fn shutdown(&self) {
-        let live = self
-            .shared
-            .live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(connection) = live {
+        let live = std::mem::take(
+            &mut *self
+                .shared
+                .live
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for (_, connection) in live {
             connection.shut_down(SHUTDOWN_GRACE);
         }
     }
@@ -147,11 +162,11 @@ impl OpenedPlugin for WorkerPlugin {
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        if let Some(connection) = self
+        for (_, connection) in self
             .live
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
-            .take()
+            .drain(..)
         {
             connection.stop("the plugin generation was replaced");
         }
@@ -171,8 +186,12 @@ impl Shared {
         });
     }
 
-    /// The running worker, started when there is none.
-    fn connection(self: &Arc<Self>) -> Result<Arc<Connection>, ToolError> {
+    /// The running worker for a task over `roots` (`None`: the host's), started when there is
+    /// none.
+    fn connection(
+        self: &Arc<Self>,
+        roots: Option<Vec<PathBuf>>,
+    ) -> Result<Arc<Connection>, ToolError> {
         if let Some(reason) = self
             .disabled
             .lock()
@@ -181,11 +200,25 @@ impl Shared {
         {
             return Err(ToolError::new(ToolErrorKind::UNAVAILABLE, reason));
         }
+        // A plugin granted no workspace has one worker for every task.
+        let roots = roots
+            .filter(|_| !self.launch.workspace_roots.is_empty())
+            .unwrap_or_else(|| self.launch.workspace_roots.clone());
         let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(connection) = live.as_ref().filter(|c| c.is_alive()) {
+        live.retain(|(_, c)| c.is_alive());
+        if let Some((_, connection)) = live.iter().find(|(granted, _)| *granted == roots) {
             return Ok(connection.clone());
         }
-        let (connection, ready) = Connection::start(&self.launch).map_err(|e| {
+        if live.len() >= MAX_WORKERS {
+            let (_, oldest) = live.remove(0);
+            oldest.stop("too many workers: the oldest set of workspace roots gave way");
+        }
+        let launch = if roots == self.launch.workspace_roots {
+            self.launch.clone()
+        } else {
+            self.launch.for_roots(&roots)
+        };
+        let (connection, ready) = Connection::start(&launch).map_err(|e| {
             ToolError::new(
                 ToolErrorKind::UNAVAILABLE,
                 format!("The plugin '{}' could not be started: {e}", self.name),
@@ -202,7 +235,7 @@ impl Shared {
             ));
         }
         Self::watch(self, &connection);
-        *live = Some(connection.clone());
+        live.push((roots, connection.clone()));
         Ok(connection)
     }
 
@@ -276,7 +309,7 @@ impl WorkerHandler {
         services: Option<&dyn CallServices>,
         deadline: Option<Instant>,
     ) -> Option<Result<Value, ToolError>> {
-        let connection = match self.shared.connection() {
+        let connection = match self.shared.connection(task_roots(call)) {
             Ok(connection) => connection,
             Err(e) => return Some(Err(e)),
         };
@@ -380,26 +413,40 @@ impl HandlerApi for WorkerHandler {
 
     fn extension(&self, method: &str, payload: &Value) -> Result<Value, ToolError> {
         // A notification to a plugin without a running worker: nothing is kept to notify.
+        // To every running worker: the task's state is in the one that served it.
         if method == CLOSE_SESSION_METHOD || method == TASK_ENDED_METHOD {
-            let live = self
+            let live: Vec<Arc<Connection>> = self
                 .shared
                 .live
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .clone()
-                .filter(|c| c.is_alive());
-            let Some(connection) = live else {
-                return Ok(Value::Null);
-            };
-            return connection
-                .extension(self.index, method, payload)
-                .map_err(|e| interrupted(&self.shared.name, method, e));
+                .iter()
+                .filter(|(_, c)| c.is_alive())
+                .map(|(_, c)| c.clone())
+                .collect();
+            for connection in live {
+                connection
+                    .extension(self.index, method, payload)
+                    .map_err(|e| interrupted(&self.shared.name, method, e))?;
+            }
+            return Ok(Value::Null);
         }
-        let connection = self.shared.connection()?;
+        let connection = self.shared.connection(None)?;
         connection
             .extension(self.index, method, payload)
             .map_err(|e| interrupted(&self.shared.name, method, e))
     }
+}
+
+/// The workspace roots of the task a call runs in (from its context), when it names them.
+fn task_roots(call: &CallData<'_>) -> Option<Vec<PathBuf>> {
+    let context: TaskContext = serde_json::from_str(call.context_json).ok()?;
+    let roots: Vec<PathBuf> = context
+        .workspace_roots
+        .into_iter()
+        .map(|root| PathBuf::from(root.path))
+        .collect();
+    (!roots.is_empty()).then_some(roots)
 }
 
 fn interrupted(plugin: &str, what: &str, error: Interrupted) -> ToolError {

@@ -59,6 +59,34 @@ pub struct Launch {
     pub env: Vec<String>,
     /// Its own temporary directory (its `TMPDIR`).
     pub temp_dir: PathBuf,
+    /// The workspace roots its sandbox grants (the last entries of its readable and, with
+    /// `workspace-write`, writable roots); empty when it grants none.
+    pub workspace_roots: Vec<PathBuf>,
+}
+
+impl Launch {
+    /// The same start with the sandbox granting `roots` instead (a task over other roots).
+    pub fn for_roots(&self, roots: &[PathBuf]) -> Self {
+        let mut launch = self.clone();
+        if self.workspace_roots.is_empty() {
+            return launch;
+        }
+        if let Some(policy) = launch.config.sandbox.as_mut() {
+            let old = &self.workspace_roots;
+            for list in policy
+                .readable_roots
+                .iter_mut()
+                .chain(std::iter::once(&mut policy.writable_roots))
+            {
+                if list.ends_with(old) {
+                    list.truncate(list.len() - old.len());
+                    list.extend(roots.iter().cloned());
+                }
+            }
+        }
+        launch.workspace_roots = roots.to_vec();
+        launch
+    }
 }
 
 /// A started worker.
