@@ -10,6 +10,9 @@ use tool_api::sdk::{missing, prelude::*};
 
 use crate::{format, hub, notices, texts};
 
+/// How long a finished request waits for notifications still on their way.
+const STRAGGLERS: Duration = Duration::from_millis(2);
+
 /// How often a running request looks at the call's cancellation flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
@@ -84,9 +87,10 @@ fn run_listening<T>(
                 Some(text) = notice => ctx.say("mcp_notification", &text),
             }
         };
-        // What came with the answer is shown before it.
-        if let Some(notices) = notices.as_mut() {
-            while let Ok(text) = notices.try_recv() {
+        // What came just before the answer is shown before it: rmcp hands each notification
+        // to a task of its own, which may run after the answer arrived.
+        if let Some(notices) = notices.as_mut().filter(|_| output.is_some()) {
+            while let Ok(Some(text)) = tokio::time::timeout(STRAGGLERS, notices.recv()).await {
                 ctx.say("mcp_notification", &text);
             }
         }
