@@ -3,12 +3,12 @@
 //! the faulty plugin's next call gets a fresh worker (or, after three crashes within a minute,
 //! the error that it was disabled), and no worker process or thread is left behind.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use toolhost_tests::session::{Frontend, Session};
 use toolhost_tests::{toolhost, workdir, PluginDir};
 
 /// The fault plugin runs isolated (by its name, which also makes the host open it in a worker
@@ -160,90 +160,38 @@ fn threads_of(pid: u32) -> usize {
         .unwrap_or(0)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Frontend {
-    Serve,
-    Mcp,
+/// A `toolhost serve` or `toolhost mcp` host over a scene, spoken to with the shared line
+/// client (request ids start at 100, so a forged answer with id 1 can never be taken for one;
+/// under `mcp` the host's warnings, such as a dying worker's stderr, are notifications it
+/// skips), with the checks each fault run makes.
+struct FaultSession {
+    session: Session,
 }
 
-/// A `toolhost serve` or `toolhost mcp` process, spoken to line by line. Request ids start at
-/// 100, so a forged answer with id 1 can never be taken for one.
-struct Session {
-    frontend: Frontend,
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl Session {
-    fn start(scene: &Scene, frontend: Frontend) -> Self {
-        let mut child = toolhost()
+impl FaultSession {
+    fn start(scene: &Scene, frontend: Frontend, args: &[&str]) -> Self {
+        let mut command = toolhost();
+        command
             .arg("--settings")
             .arg(&scene.settings)
             .arg("--plugins")
-            .arg(scene.plugins.path())
-            .arg(match frontend {
-                Frontend::Serve => "serve",
-                Frontend::Mcp => "mcp",
-            })
-            .arg("--cwd")
-            .arg(scene.ws.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut session = Self {
-            frontend,
-            child,
-            stdin,
-            stdout,
-            next_id: 99,
-        };
-        if frontend == Frontend::Mcp {
-            session.request(json!({"method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "faults", "version": "1"}}}));
-            session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+            .arg(scene.plugins.path());
+        Self::over(command, scene, frontend, args)
+    }
+
+    /// `command` (with its plugins and settings) run as `frontend` with `args` on the scene's
+    /// workspace.
+    fn over(command: Command, scene: &Scene, frontend: Frontend, args: &[&str]) -> Self {
+        let cwd = scene.ws.path().to_str().unwrap();
+        let mut all = args.to_vec();
+        all.extend(["--cwd", cwd]);
+        Self {
+            session: Session::start(command, frontend, &all),
         }
-        session
     }
 
     fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Sends a request and reads its answer, the next line that is not an MCP notification
-    /// (under `mcp` the host's warnings, such as a dying worker's stderr, are notifications).
-    fn request(&mut self, mut message: Value) -> Value {
-        self.next_id += 1;
-        message["id"] = json!(self.next_id);
-        if self.frontend == Frontend::Mcp {
-            message["jsonrpc"] = json!("2.0");
-        }
-        self.send(&message);
-        loop {
-            let mut line = String::new();
-            self.stdout.read_line(&mut line).unwrap();
-            assert!(!line.is_empty(), "the host closed its output");
-            let answer: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("not a protocol line ({e}): {line:.300}"));
-            if self.frontend == Frontend::Mcp && answer.get("id").is_none() {
-                assert!(answer["method"].is_string(), "{line:.300}");
-                continue;
-            }
-            assert_eq!(answer["id"], json!(self.next_id), "{line:.300}");
-            return answer;
-        }
+        self.session.pid()
     }
 
     /// Calls a tool; whether it failed, and its text.
@@ -253,25 +201,7 @@ impl Session {
         } else {
             json!({})
         };
-        match self.frontend {
-            Frontend::Serve => {
-                let answer = self.request(json!({"tool": tool, "params": params}));
-                (
-                    answer["is_error"].as_bool().unwrap(),
-                    answer["text"].as_str().unwrap().to_string(),
-                )
-            }
-            Frontend::Mcp => {
-                let answer = self.request(json!({"method": "tools/call",
-                    "params": {"name": tool, "arguments": params}}));
-                let result = &answer["result"];
-                let text = result["content"][0]["text"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string();
-                (result["isError"].as_bool().unwrap_or(false), text)
-            }
-        }
+        self.session.call(tool, params)
     }
 
     /// A real tool and the faulty plugin's harmless tool both answer.
@@ -287,16 +217,13 @@ impl Session {
 
     /// Closes the input: the host must exit by itself, successfully, with nothing left
     /// behind and nothing more written.
-    fn finish(mut self) {
+    fn finish(self) {
         let pid = self.pid();
-        drop(self.stdin.take());
-        let mut rest = String::new();
-        std::io::Read::read_to_string(&mut self.stdout, &mut rest).unwrap();
+        let (status, rest) = self.session.finish();
         assert!(
             rest.trim().is_empty(),
             "more output than answers: {rest:.300}"
         );
-        let status = self.child.wait().unwrap();
         assert!(status.success(), "the host ended with {status}");
         assert_eq!(
             settle_workers(pid, 0),
@@ -315,7 +242,7 @@ fn every_fault_through(frontend: Frontend) {
         } else {
             &slow
         };
-        let mut session = Session::start(scene, frontend);
+        let mut session = FaultSession::start(scene, frontend, &[]);
         session.check_alive("starting");
         let before = workers_of(session.pid());
         let threads = threads_of(session.pid());
@@ -411,7 +338,7 @@ fn no_fault_takes_call_down() {
 #[test]
 fn three_crashes_within_a_minute_disable_the_plugin() {
     let scene = Scene::new(SETTINGS);
-    let mut session = Session::start(&scene, Frontend::Serve);
+    let mut session = FaultSession::start(&scene, Frontend::Serve, &[]);
     for _ in 0..3 {
         let answer = session.call("fault_abort");
         check("fault_abort", Expect::Crash, &answer);
@@ -600,25 +527,13 @@ fn a_hot_swapped_isolated_plugin_gets_new_workers() {
         let source = toolhost_tests::library(name);
         std::fs::copy(&source, plugins.path().join(source.file_name().unwrap())).unwrap();
     }
-    let mut child = toolhost()
+    let mut command = toolhost();
+    command
         .arg("--settings")
         .arg(&scene.settings)
         .arg("--plugins")
-        .arg(plugins.path())
-        .args(["serve", "--watch", "--cwd"])
-        .arg(scene.ws.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut session = Session {
-        frontend: Frontend::Serve,
-        stdin: child.stdin.take(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        child,
-        next_id: 99,
-    };
+        .arg(plugins.path());
+    let mut session = FaultSession::over(command, &scene, Frontend::Serve, &["--watch"]);
     session.check_alive("starting");
     let first = workers_of(session.pid());
     assert_eq!(first.len(), 1, "{first:?}");

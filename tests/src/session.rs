@@ -87,6 +87,11 @@ impl Session {
         session
     }
 
+    /// The host's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Which frontend this is.
     pub fn frontend(&self) -> Frontend {
         self.frontend
@@ -120,6 +125,10 @@ impl Session {
             let value: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("not a protocol line ({e}): {line:.300}"));
             if self.frontend == Frontend::Mcp && value.get("id").is_none() {
+                assert!(
+                    value["method"].is_string(),
+                    "not a notification: {line:.300}"
+                );
                 self.notifications.push(value);
                 continue;
             }
