@@ -5,7 +5,7 @@ use std::process::Stdio;
 
 use serde_json::json;
 use tool_api::texts::{missing_param_error, tool_error};
-use toolhost_tests::{call_json, run, toolhost, PluginDir};
+use toolhost_tests::{call_json, run, toolhost, tools_json, PluginDir};
 
 #[test]
 fn bad_usage_exits_two() {
@@ -197,12 +197,7 @@ fn native_arguments_are_read_leniently_and_coerced_to_the_schema() {
 #[test]
 fn tools_shows_the_streaming_tools_as_partial() {
     let plugins = PluginDir::real();
-    let listing = run(toolhost()
-        .arg("--plugins")
-        .arg(plugins.path())
-        .args(["tools", "--json"]));
-    assert_eq!(listing.code, 0, "{}", listing.stderr);
-    let json = listing.json();
+    let json = tools_json(plugins.path());
     let partial = |name: &str| {
         json["tools"]
             .as_array()

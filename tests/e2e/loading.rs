@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 use tool_api::abi::ToolErrorKind;
-use toolhost_tests::{call_json, run, toolhost, PluginDir};
+use toolhost_tests::{call_json, run, toolhost, tools_json, PluginDir};
 
 use crate::in_process;
 
@@ -195,12 +195,7 @@ fn a_panic_through_the_cli_exits_one_with_the_error_text() {
 #[test]
 fn every_real_plugin_comes_from_its_own_library() {
     let real = PluginDir::real();
-    let listing = run(toolhost()
-        .arg("--plugins")
-        .arg(real.path())
-        .args(["tools", "--json"]));
-    assert_eq!(listing.code, 0, "{}", listing.stderr);
-    let json = listing.json();
+    let json = tools_json(real.path());
     assert_eq!(json["warnings"], json!([]));
     let tools = json["tools"].as_array().unwrap();
     for tool in tools {

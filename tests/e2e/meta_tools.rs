@@ -21,7 +21,7 @@ use toolhost::Ui;
 use toolhost::CLINE_TOOL_NAMES;
 use toolhost::{ApprovalMode, Workspace};
 use toolhost::{Host, HostConfig};
-use toolhost_tests::{real_plugins, run, toolhost, workdir, PluginDir};
+use toolhost_tests::{real_plugins, tools_json, workdir, PluginDir};
 
 use crate::in_process::{self, Said};
 
@@ -1040,12 +1040,7 @@ fn focus_chain_keeps_the_task_progress_list() {
 // The 27 names
 
 fn listed_names(plugins: &Path) -> BTreeSet<String> {
-    let listing = run(toolhost()
-        .arg("--plugins")
-        .arg(plugins)
-        .args(["tools", "--json"]));
-    assert_eq!(listing.code, 0, "{}", listing.stderr);
-    listing.json()["tools"]
+    tools_json(plugins)["tools"]
         .as_array()
         .unwrap()
         .iter()

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use toolhost_tests::{library, run, toolhost, workdir, PluginDir};
+use toolhost_tests::{library, run, toolhost, tools_json, workdir, PluginDir};
 
 use crate::faults_in_process::{Protocol, Session};
 
@@ -29,12 +29,7 @@ fn a_truncated_library_at_startup_is_a_warning_and_the_rest_work() {
     cut(plugins.path(), "libhalf.so", 1, 2);
     cut(plugins.path(), "libeighth.so", 1, 8);
 
-    let listing = run(toolhost()
-        .arg("--plugins")
-        .arg(plugins.path())
-        .args(["tools", "--json"]));
-    assert_eq!(listing.code, 0, "{}", listing.stderr);
-    let json = listing.json();
+    let json = tools_json(plugins.path());
     let mut warnings: Vec<(String, String)> = json["warnings"]
         .as_array()
         .unwrap()

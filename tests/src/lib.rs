@@ -219,6 +219,16 @@ pub fn run(command: &mut Command) -> Run {
     }
 }
 
+/// `toolhost --plugins DIR tools --json`, which must succeed, parsed.
+pub fn tools_json(plugins: &Path) -> Value {
+    let listing = run(toolhost()
+        .arg("--plugins")
+        .arg(plugins)
+        .args(["tools", "--json"]));
+    assert_eq!(listing.code, 0, "{}", listing.stderr);
+    listing.json()
+}
+
 /// `toolhost --plugins DIR call TOOL PARAMS --cwd CWD [extra...] --json`, parsed.
 pub fn call_json(
     plugins: &Path,
