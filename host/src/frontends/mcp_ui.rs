@@ -43,12 +43,9 @@ struct Link {
     peer: Option<(Peer<RoleServer>, tokio::runtime::Handle)>,
     /// The least severe level the client wants (`None`: all).
     level: Option<LoggingLevel>,
-    /// How long an elicitation waits for the user (`None`: [`DEFAULT_ASK_TIMEOUT`]).
+    /// How long an elicitation waits for the user (`None`: the settings' default).
     ask_timeout: Option<Duration>,
 }
-
-/// How long an elicitation waits when the settings were not given.
-const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl ClientLink {
     /// The session is up: events go to `peer`, on the runtime of `handle`.
@@ -61,11 +58,8 @@ impl ClientLink {
 
     /// [`ClientLink::connect`] unless already connected.
     pub fn connect_once(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
-        let mut link = self.lock();
-        if link.peer.is_none() {
-            link.peer = Some((peer, handle));
-            drop(link);
-            super::mcp_log::connected(self);
+        if self.lock().peer.is_none() {
+            self.connect(peer, handle);
         }
     }
 
@@ -199,7 +193,9 @@ impl ClientLink {
             requested_schema: schema,
         };
         let watched = cancellation.cloned();
-        let limit = self.lock().ask_timeout.unwrap_or(DEFAULT_ASK_TIMEOUT);
+        let limit = self.lock().ask_timeout.unwrap_or_else(|| {
+            Duration::from_secs(crate::settings::Limits::default().ask_timeout_secs)
+        });
         let answer = self.run(|peer| async move {
             let asked = peer.create_elicitation(params);
             let ask = async move {

@@ -142,13 +142,9 @@ fn number_within(lines: &[&str], start: i64, max_units: usize) -> (String, i64, 
     (text, shown_end, cut)
 }
 
-/// The decimal digits of a line number (at least 1).
+/// The decimal digits of a line number (numbers start at 1).
 fn digits(number: i64) -> usize {
-    let sign = usize::from(number < 0);
-    sign + number
-        .unsigned_abs()
-        .checked_ilog10()
-        .map_or(1, |d| d as usize + 1)
+    number.max(1).ilog10() as usize + 1
 }
 
 /// UTF-16 code units of `text` (ASCII: one a byte).
