@@ -47,7 +47,10 @@ pub(crate) mod ui;
 
 pub use agent::parser::{Block, StreamParser, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
-pub use call::{CallOptions, CallOutcome, Host, HostConfig, TaskCancelled, TaskConfig, Workers};
+pub use call::{
+    CallOptions, CallOutcome, CallScope, Host, HostConfig, PendingCall, TaskCancelled, TaskConfig,
+    Workers,
+};
 pub use frontends::cli::main;
 pub use hooks::{ScriptVersion, TrustStore};
 pub use known_tools::CLINE_TOOL_NAMES;

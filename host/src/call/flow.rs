@@ -1,12 +1,15 @@
-//! The steps of one call between preparing it and its outcome: the checks, approval, the
-//! sessions other tools close, the hooks, and the run.
+//! The steps of one call between its parameters and its outcome: the checks, approval, the
+//! sessions other tools close and the PreToolUse hooks ([`Host::prepare_run`]), the handler
+//! ([`ReadyCall::run_handler`]), then the PostToolUse hooks ([`Host::complete_run`]). The
+//! handler runs between two steps of the host, not inside one, so that a call abandoned
+//! while its handler runs holds no reference to the host ([`super::pending`]).
 //!
 //! A hook's `cancel` cancels the task, as in Cline: its message is an `error` UI event and the
 //! outcome carries [`TaskCancelled`]; a PreToolUse cancel also denies the call. Ending the task
 //! is the frontend's part (see ARCHITECTURE.md, "A hook's cancel").
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 use tool_api::abi::{ToolError, ToolErrorKind};
@@ -14,26 +17,114 @@ use tool_api::model::{ApprovalRequest, ToolContent, CLOSE_SESSION_METHOD};
 use tool_api::texts;
 
 use super::outcome::TaskCancelled;
+use super::pending::HandlerClock;
 use super::prepare::{self, PreparedCall};
 use super::services::{Cancellation, HostCallServices};
 use super::task_host::CallOptions;
-use super::{checks, denied, run, Host};
+use super::{checks, denied, run, CallOutcome, Host, MAX_NESTING};
 use crate::hooks::{Consent, HookName, HookOutcome};
 use crate::plugins::RegisteredTool;
 use crate::policy::{approval, ApprovalMode};
 use crate::ui::{Ui, ERROR_EVENT};
 
+/// A call after the steps before its handler ([`Host::prepare_run`]).
+pub(super) enum Prepared {
+    /// Its handler is to run.
+    Ready(ReadyCall),
+    /// It ended before (bad parameters, a check, a denial, a hook): its outcome.
+    Ended(CallOutcome),
+}
+
+/// A call past its checks, approval and PreToolUse hooks, its handler about to run.
+pub(super) struct ReadyCall {
+    tool: Arc<RegisteredTool>,
+    params: Map<String, Value>,
+    call: PreparedCall,
+    options: CallOptions,
+    subagent: bool,
+    /// What the PreToolUse hooks add to a successful result.
+    pre_context: Option<String>,
+    services: HostCallServices,
+    cancellation: Arc<Cancellation>,
+    timeout: Duration,
+    started: Instant,
+}
+
+impl ReadyCall {
+    /// Runs the handler: in this process on this thread (its start and return marked on
+    /// `clock`, the caller keeping the timeout), or in its worker process, which keeps the
+    /// timeout itself. A panic disables the plugin.
+    pub(super) fn run_handler(&mut self, clock: &HandlerClock) -> Result<ToolContent, ToolError> {
+        run::handler(
+            &self.tool,
+            &mut self.call,
+            &self.services,
+            &self.cancellation,
+            self.timeout,
+            clock,
+        )
+    }
+}
+
 impl Host {
-    /// Checks, approval, sessions, hooks and execution.
-    pub(super) fn checked_run(
+    /// Parses the parameters, then the checks, approval, sessions and PreToolUse hooks: the
+    /// call ready for its handler, or its outcome when it stops before.
+    pub(super) fn prepare_run(
+        &self,
+        tool: Arc<RegisteredTool>,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+        options: CallOptions,
+    ) -> Prepared {
+        let name = tool.spec.name.as_str();
+        let params = match prepare::parse_params(&tool.spec, params_json) {
+            Ok(params) => params,
+            Err(e) => return Prepared::Ended(self.finish(name, format!("[{name}]"), Err(e), None)),
+        };
+        let mut call = PreparedCall::new(&params, self.context_json(subagent));
+        let checked = if depth > MAX_NESTING {
+            Err(ToolError::new(
+                ToolErrorKind::FAILED,
+                format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
+            ))
+        } else {
+            self.before_handler(&tool, &params, &mut call, subagent, &options)
+        };
+        let pre_context = match checked {
+            Ok(pre_context) => pre_context,
+            Err(e) => return Prepared::Ended(self.conclude(&tool, call, Err(e))),
+        };
+        let cancellation = options.call_cancellation();
+        let services = self.services(&tool, cancellation.clone(), depth, subagent, &options);
+        Prepared::Ready(ReadyCall {
+            timeout: self.call_timeout(),
+            started: Instant::now(),
+            tool,
+            params,
+            call,
+            options,
+            subagent,
+            pre_context,
+            services,
+            cancellation,
+        })
+    }
+
+    /// How long a handler may run before its call is given up (`[limits] call_timeout_secs`).
+    pub(super) fn call_timeout(&self) -> Duration {
+        Duration::from_secs(self.settings.limits.call_timeout_secs.max(1))
+    }
+
+    /// Checks, approval, sessions and PreToolUse hooks; what the hooks add to the result.
+    fn before_handler(
         &self,
         tool: &RegisteredTool,
         params: &Map<String, Value>,
         call: &mut PreparedCall,
-        depth: u32,
         subagent: bool,
         options: &CallOptions,
-    ) -> Result<ToolContent, ToolError> {
+    ) -> Result<Option<String>, ToolError> {
         let name = tool.spec.name.as_str();
         let ui = self.ui_for(options);
         checks::plugin_enabled(tool, name)?;
@@ -72,16 +163,15 @@ impl Host {
             }
         }
         self.sessions.mark_used(tool);
-        let pre = if tool.spec.handling.skips_pre_tool_use {
-            HookOutcome::default()
-        } else {
-            self.run_hook(
-                HookName::PreToolUse,
-                || json!({"toolName": name, "parameters": params}),
-                subagent,
-                ui,
-            )
-        };
+        if tool.spec.handling.skips_pre_tool_use {
+            return Ok(None);
+        }
+        let pre = self.run_hook(
+            HookName::PreToolUse,
+            || json!({"toolName": name, "parameters": params}),
+            subagent,
+            ui,
+        );
         if pre.cancel {
             // Cline shows the message and cancels the whole task; the call is denied.
             call.task_cancelled = Some(self.hook_cancelled(
@@ -92,51 +182,109 @@ impl Host {
             ));
             return Err(denied(None));
         }
-        let started = std::time::Instant::now();
-        let cancellation = options.call_cancellation();
-        let services = self.services(tool, cancellation.clone(), depth, subagent, options);
-        let timeout = Duration::from_secs(self.settings.limits.call_timeout_secs.max(1));
-        let result = run::on_worker(&self.workers, tool, call, services, &cancellation, timeout);
+        Ok(pre.context)
+    }
+
+    /// The PostToolUse hooks and the outcome of a call whose handler gave `result`.
+    pub(super) fn complete_run(
+        &self,
+        ready: ReadyCall,
+        result: Result<ToolContent, ToolError>,
+    ) -> CallOutcome {
+        let ReadyCall {
+            tool,
+            params,
+            mut call,
+            options,
+            subagent,
+            pre_context,
+            started,
+            ..
+        } = ready;
         // Again: another tool may have closed the session while this call opened one.
-        self.sessions.mark_used(tool);
-        let mut content = result?;
-        if content.is_error {
-            // The tool ran and reports a failure with content (an MCP server's `isError`).
-            call.failed_mcp_result = content.mcp_result.take();
-            return Err(ToolError::new(ToolErrorKind::FAILED, content.joined_text()));
-        }
-        if let Some(context) = pre.context {
-            content.add_text(context, true);
-        }
-        if !tool.spec.handling.skips_post_tool_use {
-            let elapsed = started.elapsed();
-            let post = self.run_hook(
+        self.sessions.mark_used(&tool);
+        let result = result.and_then(|mut content| {
+            if content.is_error {
+                // The tool ran and reports a failure with content (an MCP server's `isError`).
+                call.failed_mcp_result = content.mcp_result.take();
+                return Err(ToolError::new(ToolErrorKind::FAILED, content.joined_text()));
+            }
+            if let Some(context) = pre_context {
+                content.add_text(context, true);
+            }
+            if !tool.spec.handling.skips_post_tool_use {
+                self.post_tool_use(
+                    &tool,
+                    &params,
+                    &mut call,
+                    &mut content,
+                    started,
+                    subagent,
+                    &options,
+                );
+            }
+            Ok(content)
+        });
+        self.conclude(&tool, call, result)
+    }
+
+    /// Runs the PostToolUse hooks for a call that succeeded with `content`.
+    #[allow(clippy::too_many_arguments)]
+    fn post_tool_use(
+        &self,
+        tool: &RegisteredTool,
+        params: &Map<String, Value>,
+        call: &mut PreparedCall,
+        content: &mut ToolContent,
+        started: Instant,
+        subagent: bool,
+        options: &CallOptions,
+    ) {
+        let ui = self.ui_for(options);
+        let elapsed = started.elapsed();
+        let post = self.run_hook(
+            HookName::PostToolUse,
+            || {
+                json!({
+                    "toolName": tool.spec.name,
+                    "parameters": params,
+                    "result": content.joined_text(),
+                    "success": true,
+                    "executionTimeMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+                })
+            },
+            subagent,
+            ui,
+        );
+        if post.cancel {
+            call.task_cancelled = Some(self.hook_cancelled(
                 HookName::PostToolUse,
-                || {
-                    json!({
-                        "toolName": name,
-                        "parameters": params,
-                        "result": content.joined_text(),
-                        "success": true,
-                        "executionTimeMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
-                    })
-                },
-                subagent,
+                post.error_message,
+                "Hook requested task cancellation",
                 ui,
-            );
-            if post.cancel {
-                call.task_cancelled = Some(self.hook_cancelled(
-                    HookName::PostToolUse,
-                    post.error_message,
-                    "Hook requested task cancellation",
-                    ui,
-                ));
-            }
-            if let Some(context) = post.context {
-                content.add_text(context, false);
-            }
+            ));
         }
-        Ok(content)
+        if let Some(context) = post.context {
+            content.add_text(context, false);
+        }
+    }
+
+    /// The outcome of `call` ending with `result`: its description (the handler's, else asked
+    /// now), the task's state updated.
+    fn conclude(
+        &self,
+        tool: &RegisteredTool,
+        mut call: PreparedCall,
+        result: Result<ToolContent, ToolError>,
+    ) -> CallOutcome {
+        let name = tool.spec.name.as_str();
+        let description = call
+            .description
+            .take()
+            .unwrap_or_else(|| run::describe(tool, name, &call));
+        let mut outcome = self.finish(name, description, result, call.task_cancelled.take());
+        outcome.failed_mcp_result = call.failed_mcp_result.take();
+        outcome
     }
 
     /// A hook's cancel of the task: its message (else Cline's `default`) shown on `ui` as an
@@ -172,6 +320,7 @@ impl Host {
             tool: tool.spec.name.clone(),
             cancellation,
             ui: options.ui.clone(),
+            scope: options.scope.clone(),
             depth,
             subagent,
             calls_as_subagent: tool.spec.handling.calls_as_subagent,

@@ -12,6 +12,7 @@ mod checks;
 mod flow;
 mod hot_swap;
 pub mod outcome;
+mod pending;
 mod prepare;
 mod run;
 mod services;
@@ -21,7 +22,7 @@ mod task_host;
 pub(crate) mod workers;
 
 use std::path::PathBuf;
-use std::sync::{Arc, PoisonError, Weak};
+use std::sync::{mpsc, Arc, PoisonError, Weak};
 
 use serde_json::{json, Map, Value};
 use tool_api::abi::{ToolError, ToolErrorKind};
@@ -38,10 +39,12 @@ use crate::settings::Settings;
 use crate::ui::Ui;
 
 pub use outcome::{CallOutcome, TaskCancelled};
+pub use pending::PendingCall;
 pub use task::TaskState;
-pub use task_host::{CallOptions, TaskConfig};
+pub use task_host::{CallOptions, CallScope, TaskConfig};
 pub use workers::Workers;
 
+use flow::Prepared;
 use prepare::{ContextKey, Contexts, PreparedCall};
 use sessions::Sessions;
 
@@ -245,15 +248,12 @@ impl Host {
     /// Runs one tool call from the model with what its frontend gives it: a cancellation and
     /// a UI of its own.
     pub fn call_with(&self, name: &str, params_json: &str, options: &CallOptions) -> CallOutcome {
-        match self.lookup(name) {
-            Some(tool) => self.run_call(&tool, params_json, 0, false, options),
-            None => CallOutcome::unknown_tool(name),
-        }
+        self.call_nested_with(name, params_json, 0, false, options)
     }
 
     /// Runs one tool call from the model of a tool already looked up ([`Host::lookup`]).
-    pub fn call_tool(&self, tool: &RegisteredTool, params_json: &str) -> CallOutcome {
-        self.run_call(tool, params_json, 0, false, &CallOptions::default())
+    pub fn call_tool(&self, tool: &Arc<RegisteredTool>, params_json: &str) -> CallOutcome {
+        self.call_and_wait(tool, params_json, 0, false, &CallOptions::default())
     }
 
     /// Runs a tool call at a nesting depth (0 for calls from the model). `subagent` marks
@@ -279,41 +279,121 @@ impl Host {
         options: &CallOptions,
     ) -> CallOutcome {
         match self.lookup(name) {
-            Some(tool) => self.run_call(&tool, params_json, depth, subagent, options),
+            Some(tool) => self.call_and_wait(&tool, params_json, depth, subagent, options),
             None => CallOutcome::unknown_tool(name),
         }
     }
 
-    fn run_call(
+    /// Starts one tool call from the model on a thread of its own ([`pending`]) and returns at
+    /// once; `deliver` gets its outcome there, unless the caller gave the call up first
+    /// ([`PendingCall::give_up_if_overdue`]). `Err`: the call ended before it started (no tool
+    /// has that name, no thread could be started), with its outcome.
+    pub fn start_call(
         &self,
-        tool: &RegisteredTool,
+        name: &str,
+        params_json: &str,
+        options: &CallOptions,
+        deliver: impl FnOnce(CallOutcome) + Send + 'static,
+    ) -> Result<PendingCall, Box<CallOutcome>> {
+        match self.lookup(name) {
+            Some(tool) => self.start_run(&tool, params_json, 0, false, options, deliver),
+            None => Err(Box::new(CallOutcome::unknown_tool(name))),
+        }
+    }
+
+    /// Runs a call on a thread of its own and waits here for its outcome.
+    fn call_and_wait(
+        &self,
+        tool: &Arc<RegisteredTool>,
         params_json: &str,
         depth: u32,
         subagent: bool,
         options: &CallOptions,
     ) -> CallOutcome {
+        // One outcome, never waiting for room: a call given up still delivers without blocking.
+        let (sender, receiver) = mpsc::sync_channel(1);
+        let deliver = move |outcome| {
+            let _ = sender.send(outcome);
+        };
+        match self.start_run(tool, params_json, depth, subagent, options, deliver) {
+            Ok(pending) => pending.wait(&self.workers, &receiver),
+            Err(outcome) => *outcome,
+        }
+    }
+
+    /// Starts the call of `tool` on a thread of the pool: the host's steps before and after
+    /// the handler hold the host, the handler between them does not (a call given up while
+    /// its handler runs must not keep the task alive).
+    fn start_run(
+        &self,
+        tool: &Arc<RegisteredTool>,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+        options: &CallOptions,
+        deliver: impl FnOnce(CallOutcome) + Send + 'static,
+    ) -> Result<PendingCall, Box<CallOutcome>> {
         let name = tool.spec.name.as_str();
-        let params = match prepare::parse_params(&tool.spec, params_json) {
-            Ok(params) => params,
-            Err(e) => return self.finish(name, format!("[{name}]"), Err(e), None),
+        let Some(me) = self.me.upgrade() else {
+            let gone = Err(services::host_gone());
+            return Err(Box::new(self.finish(name, format!("[{name}]"), gone, None)));
         };
-        let mut call = PreparedCall::new(&params, self.context_json(subagent));
-        let result = if depth > MAX_NESTING {
-            Err(ToolError::new(
-                ToolErrorKind::FAILED,
-                format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
-            ))
-        } else {
-            self.checked_run(tool, &params, &mut call, depth, subagent, options)
+        // The call's own cancellation: giving the call up cancels it, not the frontend's.
+        let cancellation = options.call_cancellation();
+        let options = CallOptions {
+            cancellation: Some(cancellation.clone()),
+            ..options.clone()
         };
-        // Asked while the handler ran; otherwise (the call stopped before) now.
-        let description = call
-            .description
-            .take()
-            .unwrap_or_else(|| run::describe(tool, name, &call));
-        let mut outcome = self.finish(name, description, result, call.task_cancelled.take());
-        outcome.failed_mcp_result = call.failed_mcp_result.take();
-        outcome
+        let pending = PendingCall::new(
+            me,
+            tool.clone(),
+            params_json.to_string(),
+            subagent,
+            cancellation,
+        );
+        let clock = pending.clock();
+        let host = self.me.clone();
+        let (tool, params_json) = (tool.clone(), params_json.to_string());
+        let job = move || {
+            let scope = options.scope.clone();
+            scope
+                .in_scope(|| {
+                    let ready =
+                        host.upgrade()?
+                            .prepare_run(tool, &params_json, depth, subagent, options);
+                    let mut ready = match ready {
+                        Prepared::Ready(ready) => ready,
+                        Prepared::Ended(outcome) => return Some(outcome),
+                    };
+                    let result = ready.run_handler(&clock);
+                    if clock.abandoned() {
+                        return None;
+                    }
+                    Some(host.upgrade()?.complete_run(ready, result))
+                })
+                .flatten()
+        };
+        let abandoned = pending.clock();
+        let delivery = move |outcome: Option<CallOutcome>| {
+            if let Some(outcome) = outcome.filter(|_| !abandoned.abandoned()) {
+                deliver(outcome);
+            }
+        };
+        match self.workers.run(job, delivery) {
+            Ok(()) => Ok(pending),
+            Err(e) => {
+                let failed = Err(ToolError::new(
+                    ToolErrorKind::INTERNAL,
+                    format!("cannot start a thread for the call: {e}"),
+                ));
+                Err(Box::new(self.finish(
+                    name,
+                    format!("[{name}]"),
+                    failed,
+                    None,
+                )))
+            }
+        }
     }
 
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).

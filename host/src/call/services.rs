@@ -11,7 +11,7 @@ use tool_api::model::{
 };
 use tool_api::texts;
 
-use super::task_host::CallOptions;
+use super::task_host::{CallOptions, CallScope};
 use super::Host;
 pub use crate::plugins::handler::Cancellation;
 use crate::plugins::CallServices;
@@ -27,6 +27,8 @@ pub struct HostCallServices {
     pub cancellation: Arc<Cancellation>,
     /// The call's own UI (its frontend's), instead of the host's.
     pub ui: Option<Arc<dyn Ui>>,
+    /// What runs around the calls this call makes (its frontend's).
+    pub scope: CallScope,
     /// How deep in nested `invoke_tool` calls this call is.
     pub depth: u32,
     /// Whether a subagent made this call (its nested calls are subagent calls too).
@@ -35,7 +37,8 @@ pub struct HostCallServices {
     pub calls_as_subagent: bool,
 }
 
-fn host_gone() -> ToolError {
+/// The error of a call made while the host is ending.
+pub(super) fn host_gone() -> ToolError {
     ToolError::new(ToolErrorKind::CANCELLED, "the host is shutting down")
 }
 
@@ -49,6 +52,7 @@ impl HostCallServices {
         CallOptions {
             cancellation: Some(self.cancellation.clone()),
             ui: self.ui.clone(),
+            scope: self.scope.clone(),
         }
     }
 }

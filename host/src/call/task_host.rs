@@ -5,7 +5,8 @@
 //! (the registry, hot swap included) and the settings, with its own workspace, UI, approval
 //! mode, read cache, mistake counter, sessions and task id; dropping it ends the task
 //! (`task_ended` to the handlers). [`CallOptions`] carry what a frontend gives one call: a
-//! cancellation it can trigger and a UI of the call's own (progress, questions).
+//! cancellation it can trigger, a UI of the call's own (progress, questions) and a
+//! [`CallScope`] to run on the call's thread.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -26,6 +27,39 @@ pub struct CallOptions {
     pub cancellation: Option<Arc<Cancellation>>,
     /// Where the call's UI events and questions go instead of the host's UI.
     pub ui: Option<Arc<dyn Ui>>,
+    /// What runs around the call on its thread (and around the calls it makes).
+    pub scope: CallScope,
+}
+
+/// What a frontend runs around each call on the call's own thread: where it sets what
+/// belongs to the call and is found by thread (the MCP frontend: which session the messages
+/// logged during the call go to).
+#[derive(Clone, Default)]
+pub struct CallScope(Option<Arc<Around>>);
+
+/// Runs the call it is given.
+type Around = dyn Fn(&mut dyn FnMut()) + Send + Sync;
+
+impl CallScope {
+    /// A scope that runs each call inside `around` (which must run the call it is given).
+    pub fn new(around: impl Fn(&mut dyn FnMut()) + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(around)))
+    }
+
+    /// Runs `work` inside the scope; `None` if the scope did not run it.
+    pub(super) fn in_scope<T>(&self, work: impl FnOnce() -> T) -> Option<T> {
+        let Some(around) = &self.0 else {
+            return Some(work());
+        };
+        let mut work = Some(work);
+        let mut done = None;
+        around(&mut || {
+            if let Some(work) = work.take() {
+                done = Some(work());
+            }
+        });
+        done
+    }
 }
 
 impl CallOptions {

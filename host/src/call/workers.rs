@@ -63,18 +63,16 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Runs `job` on an idle thread, or on a new one, and sends what it returns to `result`
-    /// (a send that fails because nobody waits any more is ignored).
+    /// Runs `job` on an idle thread, or on a new one, and hands what it returns to `deliver`
+    /// there, once the thread is back in the pool.
     pub fn run<T: Send + 'static>(
         &self,
         job: impl FnOnce() -> T + Send + 'static,
-        result: SyncSender<T>,
+        deliver: impl FnOnce(T) + Send + 'static,
     ) -> std::io::Result<()> {
         let mut task: Task = Box::new(move || {
             let value = job();
-            Box::new(move || {
-                let _ = result.send(value);
-            })
+            Box::new(move || deliver(value))
         });
         loop {
             let idle = self
@@ -193,6 +191,12 @@ impl Spin {
 mod tests {
     use super::*;
 
+    fn deliver_to<T: Send>(sender: SyncSender<T>) -> impl FnOnce(T) + Send {
+        move |value| {
+            let _ = sender.send(value);
+        }
+    }
+
     fn idle_count(workers: &Workers) -> usize {
         workers.idle.lock().map(|l| l.len()).unwrap_or_default()
     }
@@ -204,7 +208,7 @@ mod tests {
         for _ in 0..5 {
             let (sender, receiver) = mpsc::sync_channel(1);
             workers
-                .run(|| std::thread::current().id(), sender)
+                .run(|| std::thread::current().id(), deliver_to(sender))
                 .unwrap_or_default();
             // The thread was back in the pool before it answered: no pause needed.
             threads.extend(receiver.recv());
@@ -225,12 +229,12 @@ mod tests {
                     let _ = released.recv();
                     std::thread::current().id()
                 },
-                first,
+                deliver_to(first),
             )
             .unwrap_or_default();
         let (second, second_result) = mpsc::sync_channel(1);
         workers
-            .run(|| std::thread::current().id(), second)
+            .run(|| std::thread::current().id(), deliver_to(second))
             .unwrap_or_default();
         // Queued behind the first job, it would never come.
         let second = second_result.recv_timeout(Duration::from_secs(30));
@@ -259,7 +263,7 @@ mod tests {
         workers
             .run(
                 move || ON_EXIT.with(|slot| *slot.borrow_mut() = Some(OnExit(exited))),
-                sender,
+                deliver_to(sender),
             )
             .unwrap_or_default();
         assert_eq!(receiver.recv(), Ok(()));

@@ -4,8 +4,8 @@
 //! - `tools/list` gives each registered tool with its JSON-Schema input, its title and the four
 //!   hints of its spec (the entries `toolhost schema --format mcp` prints). `listChanged` is
 //!   advertised: after a hot swap every session gets `notifications/tools/list_changed`.
-//! - `tools/call` runs [`Host::call_with`] on tokio's blocking pool (a call blocks for as long
-//!   as the tool runs) and answers with the text the model reads plus the result's images (a
+//! - `tools/call` starts the call on a call thread of its own ([`Host::start_call`]), waits
+//!   for its outcome without blocking the protocol (keeping the call's timeout) and answers with the text the model reads plus the result's images (a
 //!   relayed MCP server's result with that server's own structures: [`super::mcp_result`]).
 //!   Every tool failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
@@ -47,7 +47,7 @@ use super::mcp_stdio as protocol_stdio;
 use super::mcp_transport::LineTransport;
 use super::mcp_ui::{CallUi, ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
-use crate::call::{CallOptions, CallOutcome};
+use crate::call::{CallOptions, CallOutcome, CallScope};
 use crate::plugins::handler::Cancellation;
 use crate::policy::ApprovalMode;
 use crate::ui::Ui;
@@ -344,37 +344,45 @@ impl McpServer {
             }
         };
         let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
-        let params = params.to_string();
-        let tool = name.to_string();
         let cancellation = self.session.child();
         let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
             self.client.clone(),
             progress,
             cancellation.clone(),
         ));
+        let client = self.client.clone();
         let options = CallOptions {
             cancellation: Some(cancellation.clone()),
             ui: Some(ui),
+            scope: CallScope::new(move |call| super::mcp_log::in_session(&client, call)),
         };
-        let watch = tokio::spawn(async move {
-            cancelled.cancelled().await;
-            cancellation.cancel();
-        });
-        let client = self.client.clone();
-        let joined = tokio::task::spawn_blocking(move || {
-            super::mcp_log::in_session(&client, || host.call_with(&tool, &params, &options))
-        })
-        .await;
-        watch.abort();
+        // The call runs on a call thread of its own; this task waits for it, keeping its
+        // timeout, and passes on the client's cancellation.
+        let (sender, mut delivered) = tokio::sync::oneshot::channel();
+        let deliver = move |outcome| {
+            let _ = sender.send(outcome);
+        };
+        let pending = match host.start_call(name, &params.to_string(), &options, deliver) {
+            Ok(pending) => pending,
+            Err(outcome) => return Some(call_result(&outcome)),
+        };
+        let mut cancel_passed = false;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut delivered => break outcome.unwrap_or_else(|_| pending.lost()),
+                () = cancelled.cancelled(), if !cancel_passed => {
+                    cancellation.cancel();
+                    cancel_passed = true;
+                }
+                () = tokio::time::sleep_until(pending.next_look().into()) => {
+                    if let Some(outcome) = pending.give_up_if_overdue() {
+                        break outcome;
+                    }
+                }
+            }
+        };
         protocol_stdio::restore();
-        Some(match joined {
-            Ok(outcome) => call_result(&outcome),
-            // Host::call turns every tool failure into an outcome; reaching this is a host bug,
-            // still reported to the model as a failed call rather than a protocol error.
-            Err(e) => CallToolResult::error(vec![ContentBlock::text(texts::tool_error(&format!(
-                "toolhost failed while running {name}: {e}"
-            )))]),
-        })
+        Some(call_result(&outcome))
     }
 }
 

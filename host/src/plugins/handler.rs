@@ -41,14 +41,9 @@ pub trait HandlerApi: Send + Sync {
         call: &CallData<'_>,
         services: &dyn CallServices,
     ) -> Result<ToolContent, ToolError>;
-    /// Whether [`HandlerApi::execute_described`] answers the call's description with its
-    /// result (one round trip for a handler in another process): the host then does not ask
-    /// `describe` beside the call.
-    fn describes_with_result(&self) -> bool {
-        false
-    }
-    /// [`HandlerApi::execute`], and the call's description when
-    /// [`HandlerApi::describes_with_result`].
+    /// [`HandlerApi::execute`], and the call's description when the handler answers it with
+    /// the result (one round trip for a handler in another process); `None`: the host asks
+    /// `describe`.
     fn execute_described(
         &self,
         call: &CallData<'_>,
@@ -58,8 +53,8 @@ pub trait HandlerApi: Send + Sync {
     }
     /// Runs the call on the calling thread and gives up after `timeout`, stopping the work
     /// itself: a handler in another process needs no host thread to be abandoned at a
-    /// timeout. `None`: not offered; the host runs [`HandlerApi::execute_described`] on a
-    /// thread of its own under the timeout.
+    /// timeout. `None`: not offered; the host runs [`HandlerApi::execute_described`] on the
+    /// call's thread, its caller keeping the timeout.
     fn execute_bounded(
         &self,
         call: &CallData<'_>,

@@ -73,11 +73,6 @@ impl HandlerRef {
         self.handler()?.execute(call, services)
     }
 
-    /// See [`HandlerApi::describes_with_result`].
-    pub fn describes_with_result(&self) -> bool {
-        self.handler().is_ok_and(|h| h.describes_with_result())
-    }
-
     /// See [`HandlerApi::execute_described`].
     pub fn execute_described(
         &self,

@@ -377,10 +377,6 @@ impl HandlerApi for WorkerHandler {
         self.execute_described(call, services).0
     }
 
-    fn describes_with_result(&self) -> bool {
-        true
-    }
-
     fn execute_described(
         &self,
         call: &CallData<'_>,

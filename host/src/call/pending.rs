@@ -1,0 +1,230 @@
+//! A call running on a thread of its own, and how its caller waits for it.
+//!
+//! [`Host::start_call`](super::Host::start_call) runs the whole call (checks, approval, hooks,
+//! the handler, the outcome) on one thread of the host's pool ([`super::workers`]): a call
+//! passes from the caller's thread to that one and back, and nothing else. The outcome comes
+//! through the delivery the caller gave; the caller keeps the call's timeout with the
+//! [`PendingCall`] it got back:
+//!
+//! - the call's thread marks on a [`HandlerClock`] when the handler starts and when it returns;
+//! - a caller without an outcome `timeout` after the start gives the call up
+//!   ([`PendingCall::give_up_if_overdue`]): the tool sees its cancellation and the caller gets
+//!   the timeout error at once. The thread is abandoned: should the handler ever return, the
+//!   call stops there, its outcome is dropped and the thread rejoins the pool.
+//!
+//! Whichever of the two comes first (the handler's return, the caller giving up) decides, in
+//! one atomic step.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tool_api::abi::{ToolError, ToolErrorKind};
+
+use super::prepare::{self, PreparedCall};
+use super::services::Cancellation;
+use super::workers::Workers;
+use super::{run, CallOutcome, Host};
+use crate::plugins::RegisteredTool;
+
+/// The handler has not started (or runs in another process, which keeps its own timeout).
+const NOT_STARTED: u64 = 0;
+/// The handler returned in time.
+const RETURNED: u64 = u64::MAX - 1;
+/// The caller gave the call up.
+const ABANDONED: u64 = u64::MAX;
+
+/// When a call's handler started, shared by the call's thread and its caller.
+pub struct HandlerClock {
+    origin: Instant,
+    /// [`NOT_STARTED`], [`RETURNED`], [`ABANDONED`], or 1 + the nanoseconds from `origin` to
+    /// the handler's start.
+    state: AtomicU64,
+}
+
+impl HandlerClock {
+    fn new() -> Self {
+        Self {
+            origin: Instant::now(),
+            state: AtomicU64::new(NOT_STARTED),
+        }
+    }
+
+    /// The handler starts now.
+    pub fn started(&self) {
+        let nanos = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(RETURNED - 2);
+        self.state
+            .store(nanos.saturating_add(1).min(RETURNED - 1), Ordering::Release);
+    }
+
+    /// The handler returned. `false` when the caller had given the call up: its outcome is
+    /// no longer wanted.
+    pub fn returned(&self) -> bool {
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
+                (state != ABANDONED).then_some(RETURNED)
+            })
+            .is_ok()
+    }
+
+    /// Whether the caller gave the call up.
+    pub fn abandoned(&self) -> bool {
+        self.state.load(Ordering::Acquire) == ABANDONED
+    }
+
+    /// When the running handler is due, `timeout` after its start; `None` when none runs.
+    fn due(&self, timeout: Duration) -> Option<Instant> {
+        match self.state.load(Ordering::Acquire) {
+            NOT_STARTED | RETURNED | ABANDONED => None,
+            started => Some(self.origin + Duration::from_nanos(started - 1) + timeout),
+        }
+    }
+
+    /// Gives the call up if its handler is still running past `timeout`; `false` when it is
+    /// not (it returned, or it is not due yet).
+    fn abandon_if_overdue(&self, timeout: Duration) -> bool {
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| match state {
+                NOT_STARTED | RETURNED | ABANDONED => None,
+                started => {
+                    let due = self.origin + Duration::from_nanos(started - 1) + timeout;
+                    (Instant::now() >= due).then_some(ABANDONED)
+                }
+            })
+            .is_ok()
+    }
+}
+
+/// A call started on its own thread, as its caller sees it while waiting for the outcome.
+pub struct PendingCall {
+    clock: Arc<HandlerClock>,
+    timeout: Duration,
+    /// The call's own cancellation (a child of the frontend's).
+    cancellation: Arc<Cancellation>,
+    host: Arc<Host>,
+    tool: Arc<RegisteredTool>,
+    params_json: String,
+    subagent: bool,
+}
+
+impl PendingCall {
+    /// A call of `tool` with `params_json` about to start on `host` under `cancellation`;
+    /// its clock is what the call's thread marks.
+    pub(super) fn new(
+        host: Arc<Host>,
+        tool: Arc<RegisteredTool>,
+        params_json: String,
+        subagent: bool,
+        cancellation: Arc<Cancellation>,
+    ) -> Self {
+        Self {
+            timeout: host.call_timeout(),
+            clock: Arc::new(HandlerClock::new()),
+            cancellation,
+            host,
+            tool,
+            params_json,
+            subagent,
+        }
+    }
+
+    /// The clock the call's thread marks.
+    pub(super) fn clock(&self) -> Arc<HandlerClock> {
+        self.clock.clone()
+    }
+
+    /// When the caller should look again whether the call is overdue: when its handler is
+    /// due, or, while none runs, a timeout from now (a handler starting later is due later).
+    pub fn next_look(&self) -> Instant {
+        self.clock
+            .due(self.timeout)
+            .unwrap_or_else(|| Instant::now() + self.timeout)
+    }
+
+    /// The timeout's outcome if the call's handler is past its timeout (the call is given up:
+    /// the tool sees its cancellation); `None` while the call may still end in time.
+    pub fn give_up_if_overdue(&self) -> Option<CallOutcome> {
+        if !self.clock.abandon_if_overdue(self.timeout) {
+            return None;
+        }
+        self.cancellation.cancel();
+        let name = self.tool.spec.name.as_str();
+        let description = match prepare::parse_params(&self.tool.spec, &self.params_json) {
+            Ok(params) => run::describe(
+                &self.tool,
+                name,
+                &PreparedCall::new(&params, self.host.context_json(self.subagent)),
+            ),
+            Err(_) => format!("[{name}]"),
+        };
+        Some(
+            self.host
+                .finish(name, description, Err(run::timed_out(self.timeout)), None),
+        )
+    }
+
+    /// Waits on this thread for the outcome `receiver` brings, giving the call up when it is
+    /// overdue. `workers` polls first while that pays ([`Workers::wait_for`]).
+    pub fn wait(&self, workers: &Workers, receiver: &Receiver<CallOutcome>) -> CallOutcome {
+        loop {
+            let wait = self.next_look().saturating_duration_since(Instant::now());
+            match workers.wait_for(receiver, wait) {
+                Ok(outcome) => return outcome,
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Some(outcome) = self.give_up_if_overdue() {
+                        return outcome;
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return self.lost(),
+            }
+        }
+    }
+
+    /// The outcome of a call whose thread ended without one (a bug in the host's code
+    /// around the handler, which the thread contained).
+    pub fn lost(&self) -> CallOutcome {
+        let name = self.tool.spec.name.as_str();
+        self.host.finish(
+            name,
+            format!("[{name}]"),
+            Err(ToolError::new(
+                ToolErrorKind::INTERNAL,
+                "The call's thread ended without a result.",
+            )),
+            None,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_handler_is_overdue_only_once_started_and_past_its_timeout() {
+        let clock = HandlerClock::new();
+        let timeout = Duration::from_millis(20);
+        assert!(clock.due(timeout).is_none(), "not started");
+        assert!(!clock.abandon_if_overdue(Duration::ZERO));
+        clock.started();
+        let due = clock.due(timeout);
+        assert!(due.is_some_and(|due| due > Instant::now()));
+        assert!(!clock.abandon_if_overdue(timeout), "not due yet");
+        std::thread::sleep(timeout);
+        assert!(clock.abandon_if_overdue(timeout));
+        assert!(clock.abandoned());
+        assert!(!clock.returned(), "a late return is not wanted");
+        assert!(clock.abandoned());
+    }
+
+    #[test]
+    fn a_handler_that_returned_is_never_given_up() {
+        let clock = HandlerClock::new();
+        clock.started();
+        assert!(clock.returned());
+        assert!(!clock.abandon_if_overdue(Duration::ZERO));
+        assert!(!clock.abandoned());
+        assert!(clock.due(Duration::ZERO).is_none());
+    }
+}
