@@ -259,6 +259,24 @@ fn a_hung_call_times_out_and_the_host_goes_on() {
 }
 
 #[test]
+fn a_call_given_up_at_its_timeout_keeps_no_hold_on_its_task() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("fixture_faults");
+    let ws = tempfile::tempdir().unwrap();
+    let settings = toolhost::Settings::from_toml("[limits]\ncall_timeout_secs = 1\n").unwrap();
+    let (host, _ui) = in_process::host_with(plugins.path(), ws.path(), settings);
+    // Sleeps a minute whatever happens: still running when the task ends.
+    let hung = host.call("fault_sleep", "{}");
+    assert_eq!(hung.result.unwrap_err().kind, ToolErrorKind::TIMEOUT);
+    let task = std::sync::Arc::downgrade(&host);
+    drop(host);
+    assert!(
+        task.upgrade().is_none(),
+        "the abandoned call still holds the task (its task_ended would wait for the handler)"
+    );
+}
+
+#[test]
 fn tools_calling_tools_go_through_the_same_policies() {
     let plugins = PluginDir::empty();
     plugins
