@@ -1,12 +1,12 @@
 //! The host and the flow of one tool call.
 //!
-//! For every call: find the handler, prepare the parameters ([`prepare`]), check the plugin,
-//! the required parameters and the path parameters ([`checks`]), ask for approval
-//! ([`crate::policy::approval`]), close the sessions other tools close ([`sessions`]), run the
-//! PreToolUse hooks, run the handler on its own thread under a timeout ([`run`]), run the
-//! PostToolUse hooks, and turn whatever happened into a result the model can read
-//! ([`outcome`]). A failure of any kind (error, panic, timeout, bad input) becomes a tool error;
-//! it never reaches the host's own control flow.
+//! Every call runs on a thread of its own ([`pending`]): find the handler, prepare the
+//! parameters ([`prepare`]), check the plugin, the required parameters and the path parameters
+//! ([`checks`]), ask for approval ([`crate::policy::approval`]), close the sessions other tools
+//! close ([`sessions`]), run the PreToolUse hooks, run the handler ([`run`]) while the caller
+//! keeps its timeout, run the PostToolUse hooks, and turn whatever happened into a result the
+//! model can read ([`outcome`]). A failure of any kind (error, panic, timeout, bad input)
+//! becomes a tool error; it never reaches the host's own control flow.
 
 mod checks;
 mod flow;

@@ -100,8 +100,8 @@ pub fn run(
     if let Some(addr) = &args.http {
         return run_http(&args, addr, approval, build_host);
     }
-    // One thread drives the protocol; calls run on the blocking pool, so a multi-threaded
-    // scheduler would only add wake-ups between threads.
+    // One thread drives the protocol; calls run on call threads of their own, so a
+    // multi-threaded scheduler would only add wake-ups between threads.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
