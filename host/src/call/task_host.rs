@@ -126,8 +126,8 @@ pub(super) fn new_task_id() -> String {
 impl Host {
     /// A host for another task over this host's plugins and settings: the registry is shared
     /// (a hot swap reaches both), everything of the task is its own (a fresh read cache,
-    /// mistake counter, browser and other sessions). Isolated plugins' workers keep the
-    /// workspace grants they were started with.
+    /// mistake counter, browser and other sessions). An isolated plugin serves a task over
+    /// other workspace roots from a worker of its own, granted those roots.
     pub fn new_task(&self, config: TaskConfig) -> Arc<Host> {
         let task_id = new_task_id();
         let task = TaskState::default();

@@ -267,6 +267,9 @@ struct Link {
     replies: Mutex<HashMap<u64, SyncSender<Value>>>,
     calls: Mutex<HashMap<u64, Arc<Cancellation>>>,
     next_request: AtomicU64,
+    /// The settings asked for so far. A host's settings do not change while it runs (they are
+    /// read once at its start, and every task it serves shares them), so each is asked once.
+    settings: Mutex<HashMap<String, Option<Value>>>,
 }
 
 impl Link {
@@ -276,6 +279,7 @@ impl Link {
             replies: Mutex::default(),
             calls: Mutex::default(),
             next_request: AtomicU64::new(1),
+            settings: Mutex::default(),
         }
     }
 
@@ -402,10 +406,23 @@ impl CallServices for RemoteServices {
     }
 
     fn setting(&self, key: &str) -> Option<Value> {
-        self.plain::<Option<Value>>(ServiceRequest::Setting {
+        let known = (self.link.settings.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .cloned();
+        if let Some(value) = known {
+            return value;
+        }
+        // No answer (the host is unreachable) is not remembered; an absent setting is.
+        let value = self.plain::<Option<Value>>(ServiceRequest::Setting {
             key: key.to_string(),
-        })
-        .flatten()
+        })?;
+        self.link
+            .settings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.to_string(), value.clone());
+        value
     }
 
     fn log(&self, level: u8, target: &str, message: &str) {
@@ -445,5 +462,59 @@ impl CallServices for RemoteServices {
             method: method.to_string(),
             payload: payload.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn each_setting_is_asked_of_the_host_once() {
+        let (worker_end, host_end) = UnixStream::pair().unwrap();
+        let link = Arc::new(Link::new(worker_end.try_clone().ok()));
+        // The host answers each setting request with how many it has had (`null`: absent).
+        let asked = Arc::new(AtomicUsize::new(0));
+        let counted = asked.clone();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(host_end.try_clone().unwrap());
+            let mut writer = host_end;
+            while let Ok(Some(FromWorker::Service {
+                id,
+                request: ServiceRequest::Setting { key },
+                ..
+            })) = read_frame(&mut reader)
+            {
+                let count = counted.fetch_add(1, Ordering::SeqCst) + 1;
+                let answer = if key == "absent" {
+                    Value::Null
+                } else {
+                    Value::from(count)
+                };
+                write_frame(&mut writer, &ToWorker::Reply { id, answer }).unwrap();
+            }
+        });
+        // The worker's reader hands the replies to the waiting call.
+        let routing = link.clone();
+        let mut input = BufReader::new(worker_end);
+        std::thread::spawn(move || {
+            while let Ok(Some(ToWorker::Reply { id, answer })) = read_frame(&mut input) {
+                if let Some(waiting) = routing.replies.lock().unwrap().remove(&id) {
+                    let _ = waiting.send(answer);
+                }
+            }
+        });
+        let services = RemoteServices {
+            link,
+            call: 1,
+            cancellation: Arc::default(),
+        };
+        assert_eq!(services.setting("model.a"), Some(Value::from(1)));
+        assert_eq!(services.setting("model.a"), Some(Value::from(1)));
+        assert_eq!(services.setting("absent"), None);
+        assert_eq!(services.setting("absent"), None);
+        assert_eq!(services.setting("model.b"), Some(Value::from(3)));
+        assert_eq!(asked.load(Ordering::SeqCst), 3);
     }
 }
