@@ -8,7 +8,7 @@
 //! outcome carries [`TaskCancelled`]; a PreToolUse cancel also denies the call. Ending the task
 //! is the frontend's part (see ARCHITECTURE.md, "A hook's cancel").
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -26,6 +26,42 @@ use crate::hooks::{Consent, HookName, HookOutcome};
 use crate::plugins::RegisteredTool;
 use crate::policy::{approval, ApprovalMode};
 use crate::ui::{Ui, ERROR_EVENT};
+
+/// One call as its thread runs it.
+pub(super) struct Call {
+    pub tool: Arc<RegisteredTool>,
+    pub params_json: String,
+    pub depth: u32,
+    pub subagent: bool,
+    pub options: CallOptions,
+}
+
+impl Call {
+    /// Runs the call on this thread: the host's steps before the handler, the handler, the
+    /// host's steps after it. The host is held for its steps only, not while the handler runs.
+    /// `None` when the host is gone or the caller gave the call up.
+    pub fn run(self, host: &Weak<Host>, clock: &HandlerClock) -> Option<CallOutcome> {
+        let Self {
+            tool,
+            params_json,
+            depth,
+            subagent,
+            options,
+        } = self;
+        let prepared = host
+            .upgrade()?
+            .prepare_run(tool, &params_json, depth, subagent, options);
+        let mut ready = match prepared {
+            Prepared::Ready(ready) => ready,
+            Prepared::Ended(outcome) => return Some(outcome),
+        };
+        let result = ready.run_handler(clock);
+        if clock.abandoned() {
+            return None;
+        }
+        Some(host.upgrade()?.complete_run(ready, result))
+    }
+}
 
 /// A call after the steps before its handler ([`Host::prepare_run`]).
 pub(super) enum Prepared {
@@ -54,7 +90,7 @@ impl ReadyCall {
     /// Runs the handler: in this process on this thread (its start and return marked on
     /// `clock`, the caller keeping the timeout), or in its worker process, which keeps the
     /// timeout itself. A panic disables the plugin.
-    pub(super) fn run_handler(&mut self, clock: &HandlerClock) -> Result<ToolContent, ToolError> {
+    fn run_handler(&mut self, clock: &HandlerClock) -> Result<ToolContent, ToolError> {
         run::handler(
             &self.tool,
             &mut self.call,
@@ -69,7 +105,7 @@ impl ReadyCall {
 impl Host {
     /// Parses the parameters, then the checks, approval, sessions and PreToolUse hooks: the
     /// call ready for its handler, or its outcome when it stops before.
-    pub(super) fn prepare_run(
+    fn prepare_run(
         &self,
         tool: Arc<RegisteredTool>,
         params_json: &str,
@@ -186,7 +222,7 @@ impl Host {
     }
 
     /// The PostToolUse hooks and the outcome of a call whose handler gave `result`.
-    pub(super) fn complete_run(
+    fn complete_run(
         &self,
         ready: ReadyCall,
         result: Result<ToolContent, ToolError>,

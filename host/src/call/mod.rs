@@ -22,7 +22,7 @@ mod task_host;
 pub(crate) mod workers;
 
 use std::path::PathBuf;
-use std::sync::{mpsc, Arc, PoisonError, Weak};
+use std::sync::{Arc, PoisonError, Weak};
 
 use serde_json::{json, Map, Value};
 use tool_api::abi::{ToolError, ToolErrorKind};
@@ -44,7 +44,6 @@ pub use task::TaskState;
 pub use task_host::{CallOptions, CallScope, TaskConfig};
 pub use workers::Workers;
 
-use flow::Prepared;
 use prepare::{ContextKey, Contexts, PreparedCall};
 use sessions::Sessions;
 
@@ -281,118 +280,6 @@ impl Host {
         match self.lookup(name) {
             Some(tool) => self.call_and_wait(&tool, params_json, depth, subagent, options),
             None => CallOutcome::unknown_tool(name),
-        }
-    }
-
-    /// Starts one tool call from the model on a thread of its own ([`pending`]) and returns at
-    /// once; `deliver` gets its outcome there, unless the caller gave the call up first
-    /// ([`PendingCall::give_up_if_overdue`]). `Err`: the call ended before it started (no tool
-    /// has that name, no thread could be started), with its outcome.
-    pub fn start_call(
-        &self,
-        name: &str,
-        params_json: &str,
-        options: &CallOptions,
-        deliver: impl FnOnce(CallOutcome) + Send + 'static,
-    ) -> Result<PendingCall, Box<CallOutcome>> {
-        match self.lookup(name) {
-            Some(tool) => self.start_run(&tool, params_json, 0, false, options, deliver),
-            None => Err(Box::new(CallOutcome::unknown_tool(name))),
-        }
-    }
-
-    /// Runs a call on a thread of its own and waits here for its outcome.
-    fn call_and_wait(
-        &self,
-        tool: &Arc<RegisteredTool>,
-        params_json: &str,
-        depth: u32,
-        subagent: bool,
-        options: &CallOptions,
-    ) -> CallOutcome {
-        // One outcome, never waiting for room: a call given up still delivers without blocking.
-        let (sender, receiver) = mpsc::sync_channel(1);
-        let deliver = move |outcome| {
-            let _ = sender.send(outcome);
-        };
-        match self.start_run(tool, params_json, depth, subagent, options, deliver) {
-            Ok(pending) => pending.wait(&self.workers, &receiver),
-            Err(outcome) => *outcome,
-        }
-    }
-
-    /// Starts the call of `tool` on a thread of the pool: the host's steps before and after
-    /// the handler hold the host, the handler between them does not (a call given up while
-    /// its handler runs must not keep the task alive).
-    fn start_run(
-        &self,
-        tool: &Arc<RegisteredTool>,
-        params_json: &str,
-        depth: u32,
-        subagent: bool,
-        options: &CallOptions,
-        deliver: impl FnOnce(CallOutcome) + Send + 'static,
-    ) -> Result<PendingCall, Box<CallOutcome>> {
-        let name = tool.spec.name.as_str();
-        let Some(me) = self.me.upgrade() else {
-            let gone = Err(services::host_gone());
-            return Err(Box::new(self.finish(name, format!("[{name}]"), gone, None)));
-        };
-        // The call's own cancellation: giving the call up cancels it, not the frontend's.
-        let cancellation = options.call_cancellation();
-        let options = CallOptions {
-            cancellation: Some(cancellation.clone()),
-            ..options.clone()
-        };
-        let pending = PendingCall::new(
-            me,
-            tool.clone(),
-            params_json.to_string(),
-            subagent,
-            cancellation,
-        );
-        let clock = pending.clock();
-        let host = self.me.clone();
-        let (tool, params_json) = (tool.clone(), params_json.to_string());
-        let job = move || {
-            let scope = options.scope.clone();
-            scope
-                .in_scope(|| {
-                    let ready =
-                        host.upgrade()?
-                            .prepare_run(tool, &params_json, depth, subagent, options);
-                    let mut ready = match ready {
-                        Prepared::Ready(ready) => ready,
-                        Prepared::Ended(outcome) => return Some(outcome),
-                    };
-                    let result = ready.run_handler(&clock);
-                    if clock.abandoned() {
-                        return None;
-                    }
-                    Some(host.upgrade()?.complete_run(ready, result))
-                })
-                .flatten()
-        };
-        let abandoned = pending.clock();
-        let delivery = move |outcome: Option<CallOutcome>| {
-            if let Some(outcome) = outcome.filter(|_| !abandoned.abandoned()) {
-                deliver(outcome);
-            }
-        };
-        match self.workers.run(job, delivery) {
-            Ok(()) => Ok(pending),
-            Err(e) => {
-                let failed = Err(ToolError::new(
-                    ToolErrorKind::INTERNAL,
-                    format!("cannot start a thread for the call: {e}"),
-                ));
-                Err(Box::new(self.finish(
-                    name,
-                    format!("[{name}]"),
-                    failed,
-                    None,
-                )))
-            }
         }
     }
 

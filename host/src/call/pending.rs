@@ -16,16 +16,17 @@
 //! one atomic step.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tool_api::abi::{ToolError, ToolErrorKind};
 
 use super::prepare::{self, PreparedCall};
-use super::services::Cancellation;
+use super::services::{self, Cancellation};
+use super::task_host::CallOptions;
 use super::workers::Workers;
-use super::{run, CallOutcome, Host};
+use super::{flow, run, CallOutcome, Host};
 use crate::plugins::RegisteredTool;
 
 /// The handler has not started (or runs in another process, which keeps its own timeout).
@@ -34,6 +35,111 @@ const NOT_STARTED: u64 = 0;
 const RETURNED: u64 = u64::MAX - 1;
 /// The caller gave the call up.
 const ABANDONED: u64 = u64::MAX;
+
+impl Host {
+    /// Starts one tool call from the model on a thread of its own ([`pending`]) and returns at
+    /// once; `deliver` gets its outcome there, unless the caller gave the call up first
+    /// ([`PendingCall::give_up_if_overdue`]). `Err`: the call ended before it started (no tool
+    /// has that name, no thread could be started), with its outcome.
+    pub fn start_call(
+        &self,
+        name: &str,
+        params_json: &str,
+        options: &CallOptions,
+        deliver: impl FnOnce(CallOutcome) + Send + 'static,
+    ) -> Result<PendingCall, Box<CallOutcome>> {
+        match self.lookup(name) {
+            Some(tool) => self.start_run(&tool, params_json, 0, false, options, deliver),
+            None => Err(Box::new(CallOutcome::unknown_tool(name))),
+        }
+    }
+
+    /// Runs a call on a thread of its own and waits here for its outcome.
+    pub(super) fn call_and_wait(
+        &self,
+        tool: &Arc<RegisteredTool>,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+        options: &CallOptions,
+    ) -> CallOutcome {
+        // One outcome, never waiting for room: a call given up still delivers without blocking.
+        let (sender, receiver) = mpsc::sync_channel(1);
+        let deliver = move |outcome| {
+            let _ = sender.send(outcome);
+        };
+        match self.start_run(tool, params_json, depth, subagent, options, deliver) {
+            Ok(pending) => pending.wait(&self.workers, &receiver),
+            Err(outcome) => *outcome,
+        }
+    }
+
+    /// Starts the call of `tool` on a thread of the pool: the host's steps before and after
+    /// the handler hold the host, the handler between them does not (a call given up while
+    /// its handler runs must not keep the task alive).
+    fn start_run(
+        &self,
+        tool: &Arc<RegisteredTool>,
+        params_json: &str,
+        depth: u32,
+        subagent: bool,
+        options: &CallOptions,
+        deliver: impl FnOnce(CallOutcome) + Send + 'static,
+    ) -> Result<PendingCall, Box<CallOutcome>> {
+        let name = tool.spec.name.as_str();
+        let Some(me) = self.me.upgrade() else {
+            let gone = Err(services::host_gone());
+            return Err(Box::new(self.finish(name, format!("[{name}]"), gone, None)));
+        };
+        // The call's own cancellation: giving the call up cancels it, not the frontend's.
+        let cancellation = options.call_cancellation();
+        let options = CallOptions {
+            cancellation: Some(cancellation.clone()),
+            ..options.clone()
+        };
+        let pending = PendingCall::new(
+            me,
+            tool.clone(),
+            params_json.to_string(),
+            subagent,
+            cancellation,
+        );
+        let clock = pending.clock();
+        let host = self.me.clone();
+        let (tool, params_json) = (tool.clone(), params_json.to_string());
+        let job = move || {
+            let scope = options.scope.clone();
+            let call = flow::Call {
+                tool,
+                params_json,
+                depth,
+                subagent,
+                options,
+            };
+            scope.in_scope(|| call.run(&host, &clock)).flatten()
+        };
+        let delivery = move |outcome: Option<CallOutcome>| {
+            if let Some(outcome) = outcome {
+                deliver(outcome);
+            }
+        };
+        match self.workers.run(job, delivery) {
+            Ok(()) => Ok(pending),
+            Err(e) => {
+                let failed = Err(ToolError::new(
+                    ToolErrorKind::INTERNAL,
+                    format!("cannot start a thread for the call: {e}"),
+                ));
+                Err(Box::new(self.finish(
+                    name,
+                    format!("[{name}]"),
+                    failed,
+                    None,
+                )))
+            }
+        }
+    }
+}
 
 /// When a call's handler started, shared by the call's thread and its caller.
 pub struct HandlerClock {

@@ -4,7 +4,8 @@
 //!
 //! - [`protocol`]: the channel's frames and messages;
 //! - [`serve`]: the worker side (`toolhost __plugin-worker`): confine itself, open the
-//!   library, serve calls, reach the host's services over the channel;
+//!   library, serve calls; [`remote`]: its end of the channel and the host's services reached
+//!   over it;
 //! - [`process`]: starting a worker (clean environment, own process group, output to the log)
 //!   and naming how it ended;
 //! - [`connection`]: the host side of one running worker (routing, cancellation, the end of
@@ -19,6 +20,7 @@ mod connection;
 mod plugin;
 mod process;
 pub(crate) mod protocol;
+mod remote;
 pub mod serve;
 
 pub use config::{WorkerConfig, WorkerLimits};
