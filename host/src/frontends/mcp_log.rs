@@ -46,8 +46,9 @@ thread_local! {
     static CALL_SESSION: RefCell<Option<ClientLink>> = const { RefCell::new(None) };
 }
 
-/// The layer that forwards the host's log events to the MCP sessions.
-pub struct ClientLogLayer;
+/// The layer that forwards the host's log events to the MCP sessions (installed with its
+/// filter by [`layer`]).
+struct ClientLogLayer;
 
 /// Adds `link` to the sessions host-wide events go to, and hands it the events that waited.
 pub(super) fn connected(link: &ClientLink) {
@@ -69,17 +70,26 @@ pub(super) fn in_session<T>(link: &ClientLink, call: impl FnOnce() -> T) -> T {
     result
 }
 
+/// The layer with what it forwards: the host's events (`toolhost…`) at `info` and above, but
+/// not the frontend's own (`toolhost::mcp`) or the UI's (`toolhost::ui`). Nothing else passes,
+/// so neither rmcp's events nor its spans (one per request) cost anything.
+pub fn layer<S>() -> impl tracing_subscriber::Layer<S>
+where
+    S: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::Layer as _;
+    ClientLogLayer.with_filter(
+        Targets::new()
+            .with_target("toolhost", Level::INFO)
+            .with_target("toolhost::mcp", LevelFilter::OFF)
+            .with_target("toolhost::ui", LevelFilter::OFF),
+    )
+}
+
 impl<S: Subscriber> tracing_subscriber::Layer<S> for ClientLogLayer {
     fn on_event(&self, event: &Event<'_>, _context: Context<'_, S>) {
-        let metadata = event.metadata();
-        let target = metadata.target();
-        if !target.starts_with("toolhost")
-            || target.starts_with("toolhost::mcp")
-            || target.starts_with("toolhost::ui")
-        {
-            return;
-        }
-        let Some(level) = mcp_level(*metadata.level()) else {
+        let Some(level) = mcp_level(*event.metadata().level()) else {
             return;
         };
         let mut text = Text::default();

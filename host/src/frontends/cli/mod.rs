@@ -221,10 +221,7 @@ fn init_logging(verbose: u8, mcp: bool) {
         .with_writer(std::io::stderr)
         .with_target(false)
         .with_filter(filter);
-    let client = mcp.then(|| {
-        crate::frontends::mcp_log::ClientLogLayer
-            .with_filter(tracing_subscriber::filter::LevelFilter::INFO)
-    });
+    let client = mcp.then(crate::frontends::mcp_log::layer);
     let _ = tracing_subscriber::registry()
         .with(stderr)
         .with(client)
