@@ -29,10 +29,15 @@ use crate::ui::{Ui, ERROR_EVENT};
 
 /// One call as its thread runs it.
 pub(super) struct Call {
+    /// The tool called.
     pub tool: Arc<RegisteredTool>,
+    /// Its parameters as the model wrote them.
     pub params_json: String,
+    /// How deep in tools calling tools (0: the model's call).
     pub depth: u32,
+    /// Whether a subagent makes the call.
     pub subagent: bool,
+    /// What its frontend gives it (its cancellation the call's own).
     pub options: CallOptions,
 }
 

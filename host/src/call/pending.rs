@@ -1,8 +1,8 @@
 //! A call running on a thread of its own, and how its caller waits for it.
 //!
-//! [`Host::start_call`](super::Host::start_call) runs the whole call (checks, approval, hooks,
-//! the handler, the outcome) on one thread of the host's pool ([`super::workers`]): a call
-//! passes from the caller's thread to that one and back, and nothing else. The outcome comes
+//! [`Host::start_call`] runs the whole call (checks, approval, hooks, the handler, the outcome)
+//! on one thread of the host's pool ([`super::workers`]): a call passes from the caller's
+//! thread to that one and back, and nothing else. The outcome comes
 //! through the delivery the caller gave; the caller keeps the call's timeout with the
 //! [`PendingCall`] it got back:
 //!
@@ -37,8 +37,8 @@ const RETURNED: u64 = u64::MAX - 1;
 const ABANDONED: u64 = u64::MAX;
 
 impl Host {
-    /// Starts one tool call from the model on a thread of its own ([`pending`]) and returns at
-    /// once; `deliver` gets its outcome there, unless the caller gave the call up first
+    /// Starts one tool call from the model on a thread of its own and returns at once;
+    /// `deliver` gets its outcome there, unless the caller gave the call up first
     /// ([`PendingCall::give_up_if_overdue`]). `Err`: the call ended before it started (no tool
     /// has that name, no thread could be started), with its outcome.
     pub fn start_call(
