@@ -32,7 +32,7 @@ pub(super) struct Call {
     /// The tool called.
     pub tool: Arc<RegisteredTool>,
     /// Its parameters as the model wrote them.
-    pub params_json: String,
+    pub params_json: Arc<str>,
     /// How deep in tools calling tools (0: the model's call).
     pub depth: u32,
     /// Whether a subagent makes the call.
@@ -136,7 +136,8 @@ impl Host {
             Ok(pre_context) => pre_context,
             Err(e) => return Prepared::Ended(self.conclude(&tool, call, Err(e))),
         };
-        let cancellation = options.call_cancellation();
+        // The call's own cancellation, made when the call started.
+        let cancellation = options.cancellation.clone().unwrap_or_default();
         let services = self.services(&tool, cancellation.clone(), depth, subagent, &options);
         Prepared::Ready(ReadyCall {
             timeout: self.call_timeout(),

@@ -97,16 +97,17 @@ impl Host {
             cancellation: Some(cancellation.clone()),
             ..options.clone()
         };
+        let params_json: Arc<str> = params_json.into();
         let pending = PendingCall::new(
             me,
             tool.clone(),
-            params_json.to_string(),
+            params_json.clone(),
             subagent,
             cancellation,
         );
         let clock = pending.clock();
         let host = self.me.clone();
-        let (tool, params_json) = (tool.clone(), params_json.to_string());
+        let tool = tool.clone();
         let job = move || {
             let scope = options.scope.clone();
             let call = flow::Call {
@@ -210,7 +211,7 @@ pub struct PendingCall {
     cancellation: Arc<Cancellation>,
     host: Arc<Host>,
     tool: Arc<RegisteredTool>,
-    params_json: String,
+    params_json: Arc<str>,
     subagent: bool,
 }
 
@@ -220,7 +221,7 @@ impl PendingCall {
     pub(super) fn new(
         host: Arc<Host>,
         tool: Arc<RegisteredTool>,
-        params_json: String,
+        params_json: Arc<str>,
         subagent: bool,
         cancellation: Arc<Cancellation>,
     ) -> Self {
