@@ -89,7 +89,7 @@ pub fn dispatch() -> Result<Value, String> {
         format!("the same beside the {plugins_count} real plugins")
     );
     println!(
-        "  parts: the ABI alone {:.3}, the handoff alone {:.3} (they overlap in a call:\n  `describe` runs while `execute` does)",
+        "  parts: the ABI alone {:.3}, the handoff alone {:.3} (a call has both, and the\n  host's steps on the call's thread)",
         median("abi") - median("direct"),
         median("handoff"),
     );
