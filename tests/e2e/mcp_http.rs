@@ -1,6 +1,7 @@
 //! `toolhost mcp --http`: streamable HTTP driven by the official Python SDK and TypeScript SDK
 //! clients, and raw HTTP requests for the status codes: the bearer token, a foreign `Origin`,
-//! 32 concurrent sessions each a task of its own, `DELETE` ending a session.
+//! 32 concurrent sessions each a task of its own, a call's log messages for its session only,
+//! `DELETE` ending a session.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -93,6 +94,42 @@ async function main() {
 main().catch((e) => { console.error(e); process.exit(1); });
 "#;
 
+/// The Python client: two sessions open at once, each calling fixture_log with its own
+/// message, each keeping the log messages it receives.
+const LOGS_CLIENT: &str = r#"
+import asyncio, json, sys
+
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+config = json.loads(open(sys.argv[1]).read())
+logs = {"a": [], "b": []}
+
+
+def keep(name):
+    async def on_log(params):
+        logs[name].append(str(params.data))
+    return on_log
+
+
+async def main():
+    headers = {"Authorization": f"Bearer {config['token']}"}
+    async with create_mcp_http_client(headers=headers) as http_a, create_mcp_http_client(headers=headers) as http_b:
+        async with streamable_http_client(config["url"], http_client=http_a) as a_streams, streamable_http_client(config["url"], http_client=http_b) as b_streams:
+            async with ClientSession(a_streams[0], a_streams[1], logging_callback=keep("a")) as a, ClientSession(b_streams[0], b_streams[1], logging_callback=keep("b")) as b:
+                await a.initialize()
+                await b.initialize()
+                for session, name in ((a, "a"), (b, "b")):
+                    await session.call_tool("fixture_log", {"message": f"only for session {name}"})
+                    # Time for a message sent elsewhere to arrive.
+                    await asyncio.sleep(0.5)
+    print(json.dumps(logs))
+
+
+asyncio.run(main())
+"#;
+
 /// A `toolhost mcp --http 127.0.0.1:0` process and the address it serves.
 struct Server {
     child: Child,
@@ -101,7 +138,13 @@ struct Server {
 
 impl Server {
     fn start(plugins: &Path, ws: &Path) -> Self {
-        let mut child = toolhost_tests::toolhost()
+        Self::start_with(plugins, ws, &["--isolation", "in-process"])
+    }
+
+    /// The same with `options` before the subcommand (where plugins run, among them).
+    fn start_with(plugins: &Path, ws: &Path, options: &[&str]) -> Self {
+        let mut child = toolhost_tests::toolhost_as_installed()
+            .args(options)
             .arg("--plugins")
             .arg(plugins)
             .args(["mcp", "--http", "127.0.0.1:0", "--cwd"])
@@ -268,6 +311,34 @@ fn python_32_concurrent_sessions_each_a_task_and_the_token_and_origin_are_checke
     }
     assert!(out["wrong_token"].get("error").is_some(), "{out}");
     assert!(out["foreign_origin"].get("error").is_some(), "{out}");
+}
+
+#[test]
+fn python_a_plugins_log_message_goes_to_its_calls_session_only() {
+    let plugins = PluginDir::empty();
+    plugins.add_library("fixture_faulty");
+    let ws = workdir();
+    for isolation in ["in-process", "process"] {
+        let server = Server::start_with(plugins.path(), ws.path(), &["--isolation", isolation]);
+        let logs = run_script(
+            "python3",
+            &[],
+            LOGS_CLIENT,
+            "logs.py",
+            &json!({"url": server.url(), "token": TOKEN}),
+        );
+        let heard = |session: &str, message: &str| {
+            logs[session]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|log| log.as_str().unwrap_or("").contains(message))
+        };
+        assert!(heard("a", "only for session a"), "{isolation}: {logs}");
+        assert!(heard("b", "only for session b"), "{isolation}: {logs}");
+        assert!(!heard("b", "only for session a"), "{isolation}: {logs}");
+        assert!(!heard("a", "only for session b"), "{isolation}: {logs}");
+    }
 }
 
 #[test]
