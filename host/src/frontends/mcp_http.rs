@@ -8,8 +8,8 @@
 //!   given with `--allow-origin` (the MCP specification's DNS-rebinding warning); `Host` must be
 //!   a loopback name unless the address is another one. rmcp enforces both.
 //! - Each session (`initialize`, `Mcp-Session-Id`) is a task of its own over the shared
-//!   plugins ([`crate::Host::new_task`]); `DELETE` ends it and cancels its calls; a session idle
-//!   for `--session-idle` seconds expires.
+//!   plugins ([`crate::Host::new_task`]); `DELETE` ends it and cancels its calls (answered
+//!   `200`); a session idle for `--session-idle` seconds expires.
 //! - A body over `[limits] max_request_bytes` is `413`.
 
 use std::net::SocketAddr;
@@ -132,7 +132,15 @@ pub async fn serve(
                     if !authorized(&request, &token) {
                         return Ok::<_, std::convert::Infallible>(unauthorized());
                     }
-                    mcp.call(request).await
+                    let ending_session = request.method() == http::Method::DELETE;
+                    let mut response = mcp.call(request).await?;
+                    // rmcp answers a session's DELETE `202 Accepted` once the session has
+                    // ended; the Python SDK takes anything but 200 or 204 for a failure and
+                    // warns on every close, so the answer says what happened: 200.
+                    if ending_session && response.status() == http::StatusCode::ACCEPTED {
+                        *response.status_mut() = http::StatusCode::OK;
+                    }
+                    Ok(response)
                 }
             });
             let served = hyper::server::conn::http1::Builder::new()
