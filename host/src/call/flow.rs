@@ -2,7 +2,8 @@
 //! sessions other tools close and the PreToolUse hooks ([`Host::prepare_run`]), the handler
 //! ([`ReadyCall::run_handler`]), then the PostToolUse hooks ([`Host::complete_run`]). The
 //! handler runs between two steps of the host, not inside one, so that a call abandoned
-//! while its handler runs holds no reference to the host ([`super::pending`]).
+//! while its handler runs holds the host only while the handler waits on a host service
+//! ([`super::pending`]).
 //!
 //! A hook's `cancel` cancels the task, as in Cline: its message is an `error` UI event and the
 //! outcome carries [`TaskCancelled`]; a PreToolUse cancel also denies the call. Ending the task
@@ -37,8 +38,11 @@ pub(super) struct Call {
     pub depth: u32,
     /// Whether a subagent makes the call.
     pub subagent: bool,
-    /// What its frontend gives it (its cancellation the call's own).
+    /// What its frontend gives it.
     pub options: CallOptions,
+    /// The call's own cancellation (a child of the frontend's): what the tool sees, and
+    /// what its timeout cancels.
+    pub cancellation: Arc<Cancellation>,
 }
 
 impl Call {
@@ -52,10 +56,11 @@ impl Call {
             depth,
             subagent,
             options,
+            cancellation,
         } = self;
-        let prepared = host
-            .upgrade()?
-            .prepare_run(tool, &params_json, depth, subagent, options);
+        let prepared =
+            host.upgrade()?
+                .prepare_run(tool, &params_json, depth, subagent, options, cancellation);
         let mut ready = match prepared {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return Some(outcome),
@@ -117,6 +122,7 @@ impl Host {
         depth: u32,
         subagent: bool,
         options: CallOptions,
+        cancellation: Arc<Cancellation>,
     ) -> Prepared {
         let name = tool.spec.name.as_str();
         let params = match prepare::parse_params(&tool.spec, params_json) {
@@ -136,8 +142,6 @@ impl Host {
             Ok(pre_context) => pre_context,
             Err(e) => return Prepared::Ended(self.conclude(&tool, call, Err(e))),
         };
-        // The call's own cancellation, made when the call started.
-        let cancellation = options.cancellation.clone().unwrap_or_default();
         let services = self.services(&tool, cancellation.clone(), depth, subagent, &options);
         Prepared::Ready(ReadyCall {
             timeout: self.call_timeout(),
@@ -155,7 +159,9 @@ impl Host {
 
     /// How long a handler may run before its call is given up (`[limits] call_timeout_secs`).
     pub(super) fn call_timeout(&self) -> Duration {
-        Duration::from_secs(self.settings.limits.call_timeout_secs.max(1))
+        /// A hundred years: longer is never, and would overflow a deadline.
+        const NEVER_SECS: u64 = 100 * 365 * 24 * 3600;
+        Duration::from_secs(self.settings.limits.call_timeout_secs.clamp(1, NEVER_SECS))
     }
 
     /// Checks, approval, sessions and PreToolUse hooks; what the hooks add to the result.
@@ -359,6 +365,7 @@ impl Host {
     ) -> HostCallServices {
         HostCallServices {
             host: self.me.clone(),
+            settings: self.settings.clone(),
             tool: tool.spec.name.clone(),
             cancellation,
             ui: options.ui.clone(),

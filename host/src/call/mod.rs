@@ -1,11 +1,11 @@
 //! The host and the flow of one tool call.
 //!
-//! Every call runs on a thread of its own ([`pending`]): find the handler, prepare the
-//! parameters ([`prepare`]), check the plugin, the required parameters and the path parameters
-//! ([`checks`]), ask for approval ([`crate::policy::approval`]), close the sessions other tools
-//! close ([`sessions`]), run the PreToolUse hooks, run the handler ([`run`]) while the caller
-//! keeps its timeout, run the PostToolUse hooks, and turn whatever happened into a result the
-//! model can read ([`outcome`]). A failure of any kind (error, panic, timeout, bad input)
+//! The caller finds the handler; then the call runs on a thread of its own ([`pending`]):
+//! prepare the parameters ([`prepare`]), check the plugin, the required parameters and the
+//! path parameters ([`checks`]), ask for approval ([`crate::policy::approval`]), close the
+//! sessions other tools close ([`sessions`]), run the PreToolUse hooks, run the handler
+//! ([`run`]) while the caller keeps its timeout, run the PostToolUse hooks, and turn whatever
+//! happened into a result the model can read ([`outcome`]). A failure of any kind (error, panic, timeout, bad input)
 //! becomes a tool error; it never reaches the host's own control flow.
 
 mod checks;
@@ -78,7 +78,8 @@ pub struct Host {
     /// Shared with the other tasks over the same plugins ([`Host::new_task`]).
     registry: Arc<task_host::RegistrySlot>,
     workspace: Workspace,
-    settings: Settings,
+    /// Shared with the other tasks: a host's settings do not change while it runs.
+    settings: Arc<Settings>,
     approval: ApprovalMode,
     command_permissions: CommandPermissions,
     ui: Box<dyn Ui>,
@@ -154,7 +155,7 @@ impl Host {
         Arc::new_cyclic(|me| Self {
             registry: Arc::new(task_host::RegistrySlot::new(registry)),
             workspace: config.workspace,
-            settings: config.settings,
+            settings: Arc::new(config.settings),
             approval: config.approval,
             command_permissions: config.command_permissions,
             ui: config.ui,

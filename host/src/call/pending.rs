@@ -17,12 +17,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use tool_api::abi::{ToolError, ToolErrorKind};
 
-use super::prepare::{self, PreparedCall};
 use super::services::{self, Cancellation};
 use super::task_host::CallOptions;
 use super::workers::Workers;
@@ -37,21 +36,18 @@ const RETURNED: u64 = u64::MAX - 1;
 const ABANDONED: u64 = u64::MAX;
 
 impl Host {
-    /// Starts one tool call from the model on a thread of its own and returns at once;
-    /// `deliver` gets its outcome there, unless the caller gave the call up first
-    /// ([`PendingCall::give_up_if_overdue`]). `Err`: the call ended before it started (no tool
-    /// has that name, no thread could be started), with its outcome.
+    /// Starts one tool call from the model of `tool` (from [`Host::lookup`]) on a thread of
+    /// its own and returns at once; `deliver` gets its outcome there, unless the caller gave
+    /// the call up first ([`PendingCall::give_up_if_overdue`]). `Err`: the call could not
+    /// start (no thread, the host ending), with its outcome.
     pub fn start_call(
         &self,
-        name: &str,
+        tool: &Arc<RegisteredTool>,
         params_json: &str,
         options: &CallOptions,
         deliver: impl FnOnce(CallOutcome) + Send + 'static,
     ) -> Result<PendingCall, Box<CallOutcome>> {
-        match self.lookup(name) {
-            Some(tool) => self.start_run(&tool, params_json, 0, false, options, deliver),
-            None => Err(Box::new(CallOutcome::unknown_tool(name))),
-        }
+        self.start_run(tool, params_json, 0, false, options, deliver)
     }
 
     /// Runs a call on a thread of its own and waits here for its outcome.
@@ -93,18 +89,9 @@ impl Host {
         };
         // The call's own cancellation: giving the call up cancels it, not the frontend's.
         let cancellation = options.call_cancellation();
-        let options = CallOptions {
-            cancellation: Some(cancellation.clone()),
-            ..options.clone()
-        };
+        let options = options.clone();
         let params_json: Arc<str> = params_json.into();
-        let pending = PendingCall::new(
-            me,
-            tool.clone(),
-            params_json.clone(),
-            subagent,
-            cancellation,
-        );
+        let pending = PendingCall::new(me, tool.clone(), cancellation.clone());
         let clock = pending.clock();
         let host = self.me.clone();
         let tool = tool.clone();
@@ -116,6 +103,7 @@ impl Host {
                 depth,
                 subagent,
                 options,
+                cancellation,
             };
             scope.in_scope(|| call.run(&host, &clock)).flatten()
         };
@@ -143,11 +131,17 @@ impl Host {
 }
 
 /// When a call's handler started, shared by the call's thread and its caller.
+///
+/// Its state goes from not started to started (once), then to returned or abandoned,
+/// whichever comes first.
 pub struct HandlerClock {
     origin: Instant,
     /// [`NOT_STARTED`], [`RETURNED`], [`ABANDONED`], or 1 + the nanoseconds from `origin` to
     /// the handler's start.
     state: AtomicU64,
+    /// The call's description, written before the handler starts: a caller giving the call up
+    /// answers with it without asking the (stuck) plugin.
+    description: OnceLock<String>,
 }
 
 impl HandlerClock {
@@ -155,14 +149,18 @@ impl HandlerClock {
         Self {
             origin: Instant::now(),
             state: AtomicU64::new(NOT_STARTED),
+            description: OnceLock::new(),
         }
     }
 
-    /// The handler starts now.
-    pub fn started(&self) {
-        let nanos = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(RETURNED - 2);
-        self.state
-            .store(nanos.saturating_add(1).min(RETURNED - 1), Ordering::Release);
+    /// The handler of the call `description` describes starts now.
+    pub fn started(&self, description: String) {
+        let _ = self.description.set(description);
+        let nanos = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let previous = self
+            .state
+            .swap(nanos.min(RETURNED - 2) + 1, Ordering::AcqRel);
+        debug_assert_eq!(previous, NOT_STARTED, "a call's handler starts once");
     }
 
     /// The handler returned. `false` when the caller had given the call up: its outcome is
@@ -204,6 +202,7 @@ impl HandlerClock {
 }
 
 /// A call started on its own thread, as its caller sees it while waiting for the outcome.
+#[must_use = "dropping a pending call gives up keeping its timeout"]
 pub struct PendingCall {
     clock: Arc<HandlerClock>,
     timeout: Duration,
@@ -211,8 +210,6 @@ pub struct PendingCall {
     cancellation: Arc<Cancellation>,
     host: Arc<Host>,
     tool: Arc<RegisteredTool>,
-    params_json: Arc<str>,
-    subagent: bool,
 }
 
 impl PendingCall {
@@ -221,8 +218,6 @@ impl PendingCall {
     pub(super) fn new(
         host: Arc<Host>,
         tool: Arc<RegisteredTool>,
-        params_json: Arc<str>,
-        subagent: bool,
         cancellation: Arc<Cancellation>,
     ) -> Self {
         Self {
@@ -231,8 +226,6 @@ impl PendingCall {
             cancellation,
             host,
             tool,
-            params_json,
-            subagent,
         }
     }
 
@@ -256,15 +249,11 @@ impl PendingCall {
             return None;
         }
         self.cancellation.cancel();
+        // As after any run: another tool may have closed the session this call opened.
+        self.host.sessions.mark_used(&self.tool);
         let name = self.tool.spec.name.as_str();
-        let description = match prepare::parse_params(&self.tool.spec, &self.params_json) {
-            Ok(params) => run::describe(
-                &self.tool,
-                name,
-                &PreparedCall::new(&params, self.host.context_json(self.subagent)),
-            ),
-            Err(_) => format!("[{name}]"),
-        };
+        let description =
+            (self.clock.description.get().cloned()).unwrap_or_else(|| format!("[{name}]"));
         Some(
             self.host
                 .finish(name, description, Err(run::timed_out(self.timeout)), None),
@@ -314,7 +303,7 @@ mod tests {
         let timeout = Duration::from_millis(20);
         assert!(clock.due(timeout).is_none(), "not started");
         assert!(!clock.abandon_if_overdue(Duration::ZERO));
-        clock.started();
+        clock.started("[tool]".into());
         let due = clock.due(timeout);
         assert!(due.is_some_and(|due| due > Instant::now()));
         assert!(!clock.abandon_if_overdue(timeout), "not due yet");
@@ -328,7 +317,7 @@ mod tests {
     #[test]
     fn a_handler_that_returned_is_never_given_up() {
         let clock = HandlerClock::new();
-        clock.started();
+        clock.started("[tool]".into());
         assert!(clock.returned());
         assert!(!clock.abandon_if_overdue(Duration::ZERO));
         assert!(!clock.abandoned());

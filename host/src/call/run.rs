@@ -42,13 +42,15 @@ pub fn handler(
             Err(timed_out(timeout))
         }
         None => {
-            clock.started();
+            // Asked first, so that a caller giving the call up has it without the plugin.
+            let asked = describe(tool, &services.tool, call);
+            clock.started(asked.clone());
             let (result, description) = handler.execute_described(&data, services);
             if !clock.returned() {
                 // Given up by the caller, who has answered already; nothing more is done.
                 return Err(timed_out(timeout));
             }
-            call.description = description;
+            call.description = Some(description.unwrap_or(asked));
             result
         }
     };

@@ -15,12 +15,15 @@ use super::task_host::{CallOptions, CallScope};
 use super::Host;
 pub use crate::plugins::handler::Cancellation;
 use crate::plugins::CallServices;
+use crate::settings::Settings;
 use crate::ui::Ui;
 
 /// The services of one call.
 pub struct HostCallServices {
     /// Weak, so that a call abandoned after a timeout does not keep the host alive.
     pub host: Weak<Host>,
+    /// The host's settings (they outlive the task: every task of the host shares them).
+    pub settings: Arc<Settings>,
     /// The tool being called.
     pub tool: String,
     /// The call's cancellation.
@@ -114,7 +117,7 @@ impl CallServices for HostCallServices {
     }
 
     fn setting(&self, key: &str) -> Option<Value> {
-        self.host.upgrade()?.settings().lookup(key).cloned()
+        self.settings.lookup(key).cloned()
     }
 
     fn log(&self, level: u8, target: &str, message: &str) {

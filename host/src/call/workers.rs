@@ -100,7 +100,16 @@ impl Workers {
                 let mut next = Some(Message { task, mailbox });
                 while let Some(Message { task, mailbox }) = next.take() {
                     // Host code around the plugin call; plugins contain their own panics.
-                    let delivery = catch_unwind(AssertUnwindSafe(task)).ok();
+                    let delivery = catch_unwind(AssertUnwindSafe(task))
+                        .map_err(|panic| {
+                            let message = panic
+                                .downcast_ref::<&str>()
+                                .map(|m| m.to_string())
+                                .or_else(|| panic.downcast_ref::<String>().cloned())
+                                .unwrap_or_default();
+                            tracing::error!(target: "toolhost::call", "the host's code panicked on a call thread: {message}");
+                        })
+                        .ok();
                     // Offer this thread for the next call, unless the pool is gone or full.
                     let offered = idle.upgrade().is_some_and(|idle| {
                         let mut list = idle.lock().unwrap_or_else(PoisonError::into_inner);

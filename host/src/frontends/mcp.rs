@@ -5,8 +5,9 @@
 //!   hints of its spec (the entries `toolhost schema --format mcp` prints). `listChanged` is
 //!   advertised: after a hot swap every session gets `notifications/tools/list_changed`.
 //! - `tools/call` starts the call on a call thread of its own ([`Host::start_call`]), waits
-//!   for its outcome without blocking the protocol (keeping the call's timeout) and answers with the text the model reads plus the result's images (a
-//!   relayed MCP server's result with that server's own structures: [`super::mcp_result`]).
+//!   for its outcome without blocking the protocol (keeping the call's timeout) and answers
+//!   with the text the model reads plus the result's images (a relayed MCP server's result
+//!   with that server's own structures: [`super::mcp_result`]).
 //!   Every tool failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
@@ -334,7 +335,7 @@ impl McpServer {
         progress: Option<ProgressToken>,
         peer: &Peer<RoleServer>,
     ) -> Option<CallToolResult> {
-        self.host.lookup(name)?;
+        let tool = self.host.lookup(name)?;
         let host = match self.task(peer).await {
             Ok(host) => host,
             Err(refused) => {
@@ -362,7 +363,7 @@ impl McpServer {
         let deliver = move |outcome| {
             let _ = sender.send(outcome);
         };
-        let pending = match host.start_call(name, &params.to_string(), &options, deliver) {
+        let pending = match host.start_call(&tool, &params.to_string(), &options, deliver) {
             Ok(pending) => pending,
             Err(outcome) => return Some(call_result(&outcome)),
         };
@@ -376,11 +377,20 @@ impl McpServer {
                 }
                 () = tokio::time::sleep_until(pending.next_look().into()) => {
                     if let Some(outcome) = pending.give_up_if_overdue() {
+                        // Also this call's questions to the user, which wait on this token.
+                        cancellation.cancel();
                         break outcome;
                     }
                 }
             }
         };
+        drop(pending);
+        if Arc::strong_count(&host) == 1 {
+            // The task ended during the call (its roots changed, its session closed). Ending
+            // it tells its handlers (`task_ended`), which may block: not on the protocol's
+            // thread.
+            tokio::task::spawn_blocking(move || drop(host));
+        }
         protocol_stdio::restore();
         Some(call_result(&outcome))
     }

@@ -64,10 +64,16 @@ pub(super) fn connected(link: &ClientLink) {
 
 /// Runs `call` with the events of its thread going to `link`'s session.
 pub(super) fn in_session<T>(link: &ClientLink, call: impl FnOnce() -> T) -> T {
-    let before = CALL_SESSION.with(|session| session.replace(Some(link.clone())));
-    let result = call();
-    CALL_SESSION.with(|session| *session.borrow_mut() = before);
-    result
+    /// Puts the thread's session back, also when `call` panics (the thread is reused).
+    struct Restore(Option<ClientLink>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            CALL_SESSION.with(|session| *session.borrow_mut() = before);
+        }
+    }
+    let _restore = Restore(CALL_SESSION.with(|session| session.replace(Some(link.clone()))));
+    call()
 }
 
 /// The layer with what it forwards: the host's events (`toolhost…`) at `info` and above, but

@@ -45,7 +45,9 @@ pub fn answer(services: Option<&dyn CallServices>, request: ServiceRequest) -> V
             Value::Null
         }
         ServiceRequest::MistakeCount => Value::from(services.mistake_count()),
-        ServiceRequest::Setting { key } => services.setting(&key).unwrap_or(Value::Null),
+        // In an object, so that an absent setting (`{"value": null}`) differs from no answer
+        // (`null`: the call is over): the worker remembers the first, not the second.
+        ServiceRequest::Setting { key } => serde_json::json!({"value": services.setting(&key)}),
         ServiceRequest::Log {
             level,
             target,

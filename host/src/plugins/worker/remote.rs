@@ -178,10 +178,16 @@ impl CallServices for RemoteServices {
         if let Some(value) = known {
             return value;
         }
-        // No answer (the host is unreachable) is not remembered; an absent setting is.
-        let value = self.plain::<Option<Value>>(ServiceRequest::Setting {
-            key: key.to_string(),
-        })?;
+        let answer = self.link.request(
+            self.call,
+            ServiceRequest::Setting {
+                key: key.to_string(),
+            },
+        )?;
+        // `{"value": …}` is the host's settings speaking (`null`: absent), and is remembered;
+        // anything else is no answer (the call is over), and is not.
+        let value = answer.get("value")?.clone();
+        let value = (!value.is_null()).then_some(value);
         self.link
             .settings
             .lock()
@@ -256,10 +262,11 @@ mod tests {
             })) = read_frame(&mut reader)
             {
                 let count = counted.fetch_add(1, Ordering::SeqCst) + 1;
-                let answer = if key == "absent" {
-                    Value::Null
-                } else {
-                    Value::from(count)
+                let answer = match key.as_str() {
+                    "absent" => serde_json::json!({"value": null}),
+                    // No answer (the call is over): never remembered.
+                    "unanswered" => Value::Null,
+                    _ => serde_json::json!({"value": count}),
                 };
                 write_frame(&mut writer, &ToWorker::Reply { id, answer }).unwrap();
             }
@@ -283,7 +290,9 @@ mod tests {
         assert_eq!(services.setting("model.a"), Some(Value::from(1)));
         assert_eq!(services.setting("absent"), None);
         assert_eq!(services.setting("absent"), None);
-        assert_eq!(services.setting("model.b"), Some(Value::from(3)));
-        assert_eq!(asked.load(Ordering::SeqCst), 3);
+        assert_eq!(services.setting("unanswered"), None);
+        assert_eq!(services.setting("unanswered"), None);
+        assert_eq!(services.setting("model.b"), Some(Value::from(5)));
+        assert_eq!(asked.load(Ordering::SeqCst), 5);
     }
 }
