@@ -50,17 +50,14 @@ impl Call {
     /// host's steps after it. The host is held for its steps only, not while the handler runs.
     /// `None` when the host is gone or the caller gave the call up.
     pub fn run(self, host: &Weak<Host>, clock: &HandlerClock) -> Option<CallOutcome> {
-        let Self {
-            tool,
-            params_json,
-            depth,
-            subagent,
-            options,
-            cancellation,
-        } = self;
-        let prepared =
-            host.upgrade()?
-                .prepare_run(tool, &params_json, depth, subagent, options, cancellation);
+        let prepared = host.upgrade()?.prepare_run(
+            self.tool,
+            &self.params_json,
+            self.depth,
+            self.subagent,
+            self.options,
+            self.cancellation,
+        );
         let mut ready = match prepared {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return Some(outcome),
