@@ -75,7 +75,7 @@ async def main():
                 out["results"] = [text_of(await session.call_tool(name, args)) for name, args in config["calls"]]
             elif scenario == "cancel":
                 with anyio.move_on_after(config["cancel_after"]):
-                    await session.call_tool("execute_command", config["command"])
+                    await session.call_tool(config.get("tool", "execute_command"), config["command"])
                 out["cancelled"] = True
                 # The session goes on: the next call is answered.
                 out["after"] = text_of(await session.call_tool("list_files", {"path": "."}))
@@ -399,6 +399,52 @@ fn python_cancelling_a_running_command_stops_it() {
     assert_eq!(out["cancelled"], true);
     assert_eq!(out["after"]["isError"], false, "{out}");
     assert_never_appears(&marker, Duration::from_secs(4));
+}
+
+#[test]
+fn python_a_call_cancelled_during_its_hooks_never_runs_its_tool() {
+    // write_to_file looks at no cancellation of its own: only the host can stop it.
+    let plugins = PluginDir::real();
+    let ws = workdir();
+    let marker = ws.path().join("marker");
+    let client = Client::new(plugins.path(), ws.path());
+    // A PreToolUse hook of the user's (trusted) that takes two seconds.
+    let hooks = client.config_home.path().join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let hook = hooks.join("PreToolUse");
+    let hook_ran = ws.path().join("hook-ran");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\ncat > /dev/null\ntouch '{}'\nsleep 2\n",
+            hook_ran.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let settings = client.config_home.path().join("toolhost");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.toml"),
+        format!("[hooks]\ndir = {:?}\n", hooks.to_str().unwrap()),
+    )
+    .unwrap();
+    let out = client.python(json!({
+        "scenario": "cancel",
+        "cancel_after": 0.5,
+        "tool": "write_to_file",
+        "command": {"path": "marker", "content": "written\n"},
+        "answers": [approve()],
+    }));
+    assert_eq!(out["cancelled"], true);
+    assert_eq!(out["after"]["isError"], false, "{out}");
+    assert!(hook_ran.exists(), "the hook did not run: {out}");
+    // The hook ends 1.5 s after the cancel; a write started then would be done at once.
+    let until = Instant::now() + Duration::from_secs(4);
+    while Instant::now() < until {
+        assert!(!marker.exists(), "the cancelled call wrote its file");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]

@@ -62,7 +62,15 @@ impl Call {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return Some(outcome),
         };
-        let result = ready.run_handler(clock);
+        let result = if ready.cancellation.is_cancelled() {
+            // Cancelled while it waited for its approval or its hooks: the tool never starts.
+            Err(ToolError::new(
+                ToolErrorKind::CANCELLED,
+                "The call was cancelled before the tool ran.",
+            ))
+        } else {
+            ready.run_handler(clock)
+        };
         if clock.abandoned() {
             return None;
         }
