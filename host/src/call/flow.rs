@@ -62,7 +62,7 @@ impl Call {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return Some(outcome),
         };
-        let result = if ready.cancellation.is_cancelled() {
+        let result = if ready.services.cancellation.is_cancelled() {
             // Cancelled while it waited for its approval or its hooks: the tool never starts.
             Err(ToolError::new(
                 ToolErrorKind::CANCELLED,
@@ -95,8 +95,8 @@ pub(super) struct ReadyCall {
     subagent: bool,
     /// What the PreToolUse hooks add to a successful result.
     pre_context: Option<String>,
+    /// Its host services, its own cancellation among them.
     services: HostCallServices,
-    cancellation: Arc<Cancellation>,
     timeout: Duration,
     started: Instant,
 }
@@ -110,7 +110,6 @@ impl ReadyCall {
             &self.tool,
             &mut self.call,
             &self.services,
-            &self.cancellation,
             self.timeout,
             clock,
         )
@@ -132,7 +131,7 @@ impl Host {
         let name = tool.spec.name.as_str();
         let params = match prepare::parse_params(&tool.spec, params_json) {
             Ok(params) => params,
-            Err(e) => return Prepared::Ended(self.finish(name, format!("[{name}]"), Err(e), None)),
+            Err(e) => return Prepared::Ended(self.not_run(name, e)),
         };
         let mut call = PreparedCall::new(&params, self.context_json(subagent));
         let checked = if depth > MAX_NESTING {
@@ -147,7 +146,7 @@ impl Host {
             Ok(pre_context) => pre_context,
             Err(e) => return Prepared::Ended(self.conclude(&tool, call, Err(e))),
         };
-        let services = self.services(&tool, cancellation.clone(), depth, subagent, &options);
+        let services = self.services(&tool, cancellation, depth, subagent, &options);
         Prepared::Ready(ReadyCall {
             timeout: self.call_timeout(),
             started: Instant::now(),
@@ -158,7 +157,6 @@ impl Host {
             subagent,
             pre_context,
             services,
-            cancellation,
         })
     }
 

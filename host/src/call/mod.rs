@@ -5,8 +5,9 @@
 //! path parameters ([`checks`]), ask for approval ([`crate::policy::approval`]), close the
 //! sessions other tools close ([`sessions`]), run the PreToolUse hooks, run the handler
 //! ([`run`]) while the caller keeps its timeout, run the PostToolUse hooks, and turn whatever
-//! happened into a result the model can read ([`outcome`]). A failure of any kind (error, panic, timeout, bad input)
-//! becomes a tool error; it never reaches the host's own control flow.
+//! happened into a result the model can read ([`outcome`]). A failure of any kind (error,
+//! panic, timeout, bad input) becomes a tool error; it never reaches the host's own control
+//! flow.
 
 mod checks;
 mod flow;
@@ -422,6 +423,12 @@ impl Host {
             task_cancelled,
             failed_mcp_result: None,
         }
+    }
+
+    /// The outcome of a call of `name` that ended with `error` before its handler could say
+    /// what it was (bad parameters, no thread, a lost thread).
+    fn not_run(&self, name: &str, error: ToolError) -> CallOutcome {
+        self.finish(name, format!("[{name}]"), Err(error), None)
     }
 }
 

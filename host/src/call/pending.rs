@@ -84,8 +84,7 @@ impl Host {
     ) -> Result<PendingCall, Box<CallOutcome>> {
         let name = tool.spec.name.as_str();
         let Some(me) = self.me.upgrade() else {
-            let gone = Err(services::host_gone());
-            return Err(Box::new(self.finish(name, format!("[{name}]"), gone, None)));
+            return Err(Box::new(self.not_run(name, services::host_gone())));
         };
         // The call's own cancellation: giving the call up cancels it, not the frontend's.
         let cancellation = options.call_cancellation();
@@ -114,18 +113,13 @@ impl Host {
         };
         match self.workers.run(job, delivery) {
             Ok(()) => Ok(pending),
-            Err(e) => {
-                let failed = Err(ToolError::new(
+            Err(e) => Err(Box::new(self.not_run(
+                name,
+                ToolError::new(
                     ToolErrorKind::INTERNAL,
                     format!("cannot start a thread for the call: {e}"),
-                ));
-                Err(Box::new(self.finish(
-                    name,
-                    format!("[{name}]"),
-                    failed,
-                    None,
-                )))
-            }
+                ),
+            ))),
         }
     }
 }
@@ -280,15 +274,12 @@ impl PendingCall {
     /// The outcome of a call whose thread ended without one (a bug in the host's code
     /// around the handler, which the thread contained).
     pub fn lost(&self) -> CallOutcome {
-        let name = self.tool.spec.name.as_str();
-        self.host.finish(
-            name,
-            format!("[{name}]"),
-            Err(ToolError::new(
+        self.host.not_run(
+            &self.tool.spec.name,
+            ToolError::new(
                 ToolErrorKind::INTERNAL,
                 "The call's thread ended without a result.",
-            )),
-            None,
+            ),
         )
     }
 }

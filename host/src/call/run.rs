@@ -9,7 +9,7 @@ use tool_api::model::ToolContent;
 
 use super::pending::HandlerClock;
 use super::prepare::PreparedCall;
-use super::services::{Cancellation, HostCallServices};
+use super::services::HostCallServices;
 use crate::plugins::handler::Bounded;
 use crate::plugins::{CallData, RegisteredTool};
 
@@ -21,7 +21,6 @@ pub fn handler(
     tool: &RegisteredTool,
     call: &mut PreparedCall,
     services: &HostCallServices,
-    cancellation: &Cancellation,
     timeout: Duration,
     clock: &HandlerClock,
 ) -> Result<ToolContent, ToolError> {
@@ -38,7 +37,7 @@ pub fn handler(
             result
         }
         Some(Bounded::TimedOut) => {
-            cancellation.cancel();
+            services.cancellation.cancel();
             Err(timed_out(timeout))
         }
         None => {

@@ -23,6 +23,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use tool_api::sdk::{drop_payload, panic_message};
+
 /// Idle threads kept beyond this many exit instead of waiting.
 const MAX_IDLE: usize = 16;
 
@@ -102,12 +104,9 @@ impl Workers {
                     // Host code around the plugin call; plugins contain their own panics.
                     let delivery = catch_unwind(AssertUnwindSafe(task))
                         .map_err(|panic| {
-                            let message = panic
-                                .downcast_ref::<&str>()
-                                .map(|m| m.to_string())
-                                .or_else(|| panic.downcast_ref::<String>().cloned())
-                                .unwrap_or_default();
+                            let message = panic_message(panic.as_ref());
                             tracing::error!(target: "toolhost::call", "the host's code panicked on a call thread: {message}");
+                            drop_payload(panic);
                         })
                         .ok();
                     // Offer this thread for the next call, unless the pool is gone or full.

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use tool_api::abi::ToolError;
 
-use super::protocol::{ServiceRequest, WireError};
+use super::protocol::{ServiceRequest, SettingAnswer, WireError};
 use crate::plugins::CallServices;
 
 /// Serves one service request with the call's services; the answer as JSON.
@@ -45,9 +45,9 @@ pub fn answer(services: Option<&dyn CallServices>, request: ServiceRequest) -> V
             Value::Null
         }
         ServiceRequest::MistakeCount => Value::from(services.mistake_count()),
-        // In an object, so that an absent setting (`{"value": null}`) differs from no answer
-        // (`null`: the call is over): the worker remembers the first, not the second.
-        ServiceRequest::Setting { key } => serde_json::json!({"value": services.setting(&key)}),
+        ServiceRequest::Setting { key } => json(serde_json::to_value(SettingAnswer {
+            value: services.setting(&key),
+        })),
         ServiceRequest::Log {
             level,
             target,

@@ -228,6 +228,15 @@ impl ServiceRequest {
     }
 }
 
+/// The host's answer to [`ServiceRequest::Setting`]. In an object, so that an absent setting
+/// (`{"value": null}`) differs from no answer (`null`: the call is over): a worker remembers
+/// the first, not the second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettingAnswer {
+    /// The setting's value; `None`: absent.
+    pub value: Option<Value>,
+}
+
 /// A [`ToolError`] on the channel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WireError {

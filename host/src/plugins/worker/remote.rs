@@ -15,7 +15,7 @@ use serde_json::Value;
 use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, ToolContent};
 
-use super::protocol::{write_frame, FromWorker, ServiceRequest};
+use super::protocol::{write_frame, FromWorker, ServiceRequest, SettingAnswer};
 use crate::plugins::handler::{refused_verdict, Cancellation};
 use crate::plugins::CallServices;
 
@@ -178,16 +178,10 @@ impl CallServices for RemoteServices {
         if let Some(value) = known {
             return value;
         }
-        let answer = self.link.request(
-            self.call,
-            ServiceRequest::Setting {
-                key: key.to_string(),
-            },
-        )?;
-        // `{"value": …}` is the host's settings speaking (`null`: absent), and is remembered;
-        // anything else is no answer (the call is over), and is not.
-        let value = answer.get("value")?.clone();
-        let value = (!value.is_null()).then_some(value);
+        // No answer (the call is over) is not remembered; an absent setting is.
+        let SettingAnswer { value } = self.plain(ServiceRequest::Setting {
+            key: key.to_string(),
+        })?;
         self.link
             .settings
             .lock()
