@@ -6,7 +6,6 @@
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -19,21 +18,13 @@ use toolhost::ScriptVersion;
 use toolhost::Settings;
 use toolhost::TrustStore;
 use toolhost::Ui;
-use toolhost_tests::{run, toolhost, workdir, PluginDir, Run};
+use toolhost_tests::{install_script, run, toolhost, workdir, PluginDir, Run};
 
 use crate::in_process;
 
 /// Installs an executable workspace hook script and returns its path.
 fn install_hook(ws: &Path, name: &str, script: &str) -> PathBuf {
     install_script(&ws.join(".clinerules/hooks"), name, script)
-}
-
-fn install_script(dir: &Path, name: &str, script: &str) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 /// Settings whose trust file (in `config`) trusts `scripts` as they are now.

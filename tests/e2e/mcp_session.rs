@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tool_api::texts;
-use toolhost_tests::{toolhost_bin, workdir, PluginDir};
+use toolhost_tests::{install_script, toolhost_bin, workdir, PluginDir};
 
 /// The Python client: one scenario per run, its observations printed as JSON.
 const PYTHON_CLIENT: &str = r#"
@@ -311,9 +311,14 @@ fn assert_never_appears(marker: &Path, wait: Duration) {
         marker.with_file_name("started").exists(),
         "the command never started"
     );
+    assert_stays_absent(marker, wait, "the cancelled command ran on");
+}
+
+/// Checks for `wait` that `path` does not appear.
+fn assert_stays_absent(path: &Path, wait: Duration, failure: &str) {
     let until = Instant::now() + wait;
     while Instant::now() < until {
-        assert!(!marker.exists(), "the cancelled command ran on");
+        assert!(!path.exists(), "{failure}");
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -410,18 +415,15 @@ fn python_a_call_cancelled_during_its_hooks_never_runs_its_tool() {
     let client = Client::new(plugins.path(), ws.path());
     // A PreToolUse hook of the user's (trusted) that takes two seconds.
     let hooks = client.config_home.path().join("hooks");
-    std::fs::create_dir_all(&hooks).unwrap();
-    let hook = hooks.join("PreToolUse");
     let hook_ran = ws.path().join("hook-ran");
-    std::fs::write(
-        &hook,
-        format!(
+    install_script(
+        &hooks,
+        "PreToolUse",
+        &format!(
             "#!/bin/sh\ncat > /dev/null\ntouch '{}'\nsleep 2\n",
             hook_ran.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    );
     let settings = client.config_home.path().join("toolhost");
     std::fs::create_dir_all(&settings).unwrap();
     std::fs::write(
@@ -440,11 +442,11 @@ fn python_a_call_cancelled_during_its_hooks_never_runs_its_tool() {
     assert_eq!(out["after"]["isError"], false, "{out}");
     assert!(hook_ran.exists(), "the hook did not run: {out}");
     // The hook ends 1.5 s after the cancel; a write started then would be done at once.
-    let until = Instant::now() + Duration::from_secs(4);
-    while Instant::now() < until {
-        assert!(!marker.exists(), "the cancelled call wrote its file");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    assert_stays_absent(
+        &marker,
+        Duration::from_secs(4),
+        "the cancelled call wrote its file",
+    );
 }
 
 #[test]

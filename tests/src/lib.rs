@@ -219,6 +219,17 @@ pub fn run(command: &mut Command) -> Run {
     }
 }
 
+/// Writes the executable script `name` with `script` into `dir` (made when missing).
+pub fn install_script(dir: &Path, name: &str, script: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).expect("the script's directory");
+    let path = dir.join(name);
+    std::fs::write(&path, script).expect("the script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .expect("the script made executable");
+    path
+}
+
 /// `toolhost --plugins DIR tools --json`, which must succeed, parsed.
 pub fn tools_json(plugins: &Path) -> Value {
     let listing = run(toolhost()
