@@ -7,7 +7,9 @@
 //! - read latency: one `tools/call` round trip reading the same 10 KB file (toolhost's
 //!   `read_file`, the reference's `read_text_file`), calls alternating between the two open
 //!   sessions after a warm-up, median and p95; then the same with read_file isolated in a
-//!   worker process (`--isolation process`) against the reference again;
+//!   worker process (`--isolation process`) against the reference again; the first round also
+//!   times the floor, an rmcp server whose tool only reads the file (`xtask/mcp-floor`), so
+//!   that what the protocol library costs shows beside what toolhost adds;
 //! - over streamable HTTP ([`super::mcp_http`]): read latency beside stdio, and many sessions
 //!   at once.
 
@@ -126,8 +128,23 @@ pub fn mcp() -> Result<Value, String> {
 
     let plugins = plugin_crates()?.len();
     let startup = startup_medians(&toolhost, &reference)?;
-    let (toolhost_calls, reference_calls) = read_latencies(&toolhost, &reference)?;
-    let (isolated_calls, reference_again) = read_latencies(&isolated, &reference)?;
+    // rmcp alone, beside the two (see `xtask/mcp-floor`).
+    let floor = Server {
+        name: "rmcp alone (mcp-floor)",
+        program: target_dir().join("release/mcp-floor"),
+        args: Vec::new(),
+        envs: Vec::new(),
+        tool: "read_file",
+        arguments: json!({"path": file}),
+    };
+    let [toolhost_calls, reference_calls, floor_calls] =
+        read_latencies(&[&toolhost, &reference, &floor])?
+            .try_into()
+            .map_err(|_| "three servers, three series")?;
+    let [isolated_calls, reference_again] = read_latencies(&[&isolated, &reference])?
+        .try_into()
+        .map_err(|_| "two servers, two series")?;
+    let floor_ratio = ms(median(&floor_calls)) / ms(median(&reference_calls));
     let isolated_ratio = ms(median(&isolated_calls)) / ms(median(&reference_again));
     let startup_ratio = ms(startup.0) / ms(startup.1);
     let read_ratio = ms(median(&toolhost_calls)) / ms(median(&reference_calls));
@@ -144,7 +161,11 @@ pub fn mcp() -> Result<Value, String> {
     );
     println!("  read a {FILE_BYTES}-byte file: tools/call round trip, {CALLS} calls each");
     println!("    {:<36} {:>9} {:>9}", "", "median", "p95");
-    for (server, calls) in [(&toolhost, &toolhost_calls), (&reference, &reference_calls)] {
+    for (server, calls) in [
+        (&toolhost, &toolhost_calls),
+        (&reference, &reference_calls),
+        (&floor, &floor_calls),
+    ] {
         println!(
             "    {:<36} {:>6.3} ms {:>6.3} ms",
             format!("{} {}", server.name, server.tool),
@@ -156,6 +177,7 @@ pub fn mcp() -> Result<Value, String> {
         "    ratio of medians {read_ratio:.3} (target <= {READ_TARGET}) {}",
         verdict(read_ratio, READ_TARGET)
     );
+    println!("    the floor, rmcp alone: ratio of medians {floor_ratio:.3}");
     for (server, calls) in [(&isolated, &isolated_calls), (&reference, &reference_again)] {
         println!(
             "    {:<36} {:>6.3} ms {:>6.3} ms",
@@ -182,6 +204,8 @@ pub fn mcp() -> Result<Value, String> {
             "reference": {"median": ms(median(&reference_calls)), "p95": ms(p95(&reference_calls))},
         },
         "read_ratio": read_ratio,
+        "floor_read_ms": {"median": ms(median(&floor_calls)), "p95": ms(p95(&floor_calls))},
+        "floor_read_ratio": floor_ratio,
         "read_target": READ_TARGET,
         "isolated_read_ms": {"median": ms(median(&isolated_calls)), "p95": ms(p95(&isolated_calls)),
                              "reference_median": ms(median(&reference_again))},
@@ -219,13 +243,11 @@ fn time_startup(server: &Server) -> Result<Duration, String> {
     Ok(elapsed)
 }
 
-/// Round-trip times of the read call on both servers, calls alternating between the sessions.
-fn read_latencies(a: &Server, b: &Server) -> Result<(Vec<Duration>, Vec<Duration>), String> {
-    let mut sessions = [
-        (Session::spawn(a.command(), a.name)?, a),
-        (Session::spawn(b.command(), b.name)?, b),
-    ];
-    for (session, server) in &mut sessions {
+/// Round-trip times of the read call on each server, calls alternating between the sessions.
+fn read_latencies(servers: &[&Server]) -> Result<Vec<Vec<Duration>>, String> {
+    let mut sessions = Vec::with_capacity(servers.len());
+    for server in servers {
+        let mut session = Session::spawn(server.command(), server.name)?;
         session.initialize()?;
         session.notify("notifications/initialized")?;
         let first = session.call_tool(server.tool, &server.arguments)?;
@@ -233,20 +255,20 @@ fn read_latencies(a: &Server, b: &Server) -> Result<(Vec<Duration>, Vec<Duration
         for _ in 1..WARMUP {
             session.call_tool(server.tool, &server.arguments)?;
         }
+        sessions.push(session);
     }
-    let mut times = [Vec::with_capacity(CALLS), Vec::with_capacity(CALLS)];
+    let mut times = vec![Vec::with_capacity(CALLS); servers.len()];
     for _ in 0..CALLS {
-        for (index, (session, server)) in sessions.iter_mut().enumerate() {
+        for ((session, server), times) in sessions.iter_mut().zip(servers).zip(&mut times) {
             let start = Instant::now();
             session.call_tool(server.tool, &server.arguments)?;
-            times[index].push(start.elapsed());
+            times.push(start.elapsed());
         }
     }
-    let [(first, _), (second, _)] = sessions;
-    first.close()?;
-    second.close()?;
-    let [times_a, times_b] = times;
-    Ok((times_a, times_b))
+    for session in sessions {
+        session.close()?;
+    }
+    Ok(times)
 }
 
 /// The read must have succeeded and returned the whole file (toolhost numbers the lines, so
