@@ -33,13 +33,18 @@ pub(crate) struct Setup {
 
 impl Setup {
     pub(crate) fn new() -> Self {
+        Self::with_server_env(json!({}))
+    }
+
+    /// The same, with `env` in the fixture server's environment.
+    fn with_server_env(env: Value) -> Self {
         let workspace = workdir();
         let config = workdir();
         let plugins = PluginDir::empty();
         plugins.add_library("use_mcp_tool");
         let mcp_settings = config.path().join("cline_mcp_settings.json");
         let servers = json!({"mcpServers": {
-            "rich": {"command": "python3", "args": [server_script()]},
+            "rich": {"command": "python3", "args": [server_script()], "env": env},
         }});
         std::fs::write(&mcp_settings, servers.to_string()).unwrap();
         let toml = format!(
@@ -241,6 +246,11 @@ asyncio.run(main())
 
 /// Runs a Python client `script` with the set-up as its config; the JSON it prints.
 fn run_client(script: &str, setup: &Setup) -> Value {
+    run_client_with(script, setup, json!({}))
+}
+
+/// The same, with `extra`'s entries added to the config.
+fn run_client_with(script: &str, setup: &Setup, extra: Value) -> Value {
     let scratch = workdir();
     let script_path = scratch.path().join("client.py");
     std::fs::write(&script_path, script).unwrap();
@@ -252,6 +262,10 @@ fn run_client(script: &str, setup: &Setup) -> Value {
         "workspace": setup.workspace,
         "config_home": scratch.path(),
     });
+    let mut config = config;
+    if let (Some(config), Value::Object(extra)) = (config.as_object_mut(), extra) {
+        config.extend(extra);
+    }
     let output = Command::new("timeout")
         .args(["180", "python3"])
         .arg(&script_path)
@@ -353,6 +367,62 @@ fn an_upstream_servers_progress_reaches_the_client() {
             "mcp_notification: [rich] 3/3 step 3",
             "mcp_notification: [rich] starting the steps",
         ],
+        "{summary}"
+    );
+}
+
+/// A client that calls a tool of the fixture server through `toolhost mcp` and, while that
+/// server waits to start, pings `toolhost mcp`; once the ping is answered it lets the server
+/// start (`config["start"]`). Without an answer to the ping within 30 s, it fails.
+const SLOW_START_CLIENT: &str = r#"
+import asyncio, json, pathlib, sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+config = json.loads(sys.argv[1])
+
+
+async def main():
+    server = StdioServerParameters(
+        command=config["toolhost"],
+        args=["--plugins", config["plugins"], "--settings", config["settings"],
+              "--isolation", "in-process", "mcp", "--cwd", config["workspace"]],
+        env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
+    )
+    answers = []
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+
+            async def call():
+                result = await session.call_tool("rich0mcp0structured", {})
+                answers.append(("call", result.is_error))
+
+            async def ping():
+                await asyncio.sleep(0.5)
+                await asyncio.wait_for(session.send_ping(), 30)
+                answers.append(("ping", False))
+                pathlib.Path(config["start"]).touch()
+
+            await asyncio.gather(call(), ping())
+    print(json.dumps({"answers": answers}))
+
+
+asyncio.run(main())
+"#;
+
+/// Calling an MCP server's tool over `toolhost mcp` starts that server; while it starts, the
+/// protocol goes on: a ping sent meanwhile is answered (and only then does the server start).
+#[test]
+fn the_protocol_goes_on_while_an_upstream_server_starts() {
+    let scratch = workdir();
+    let start = scratch.path().join("start");
+    let setup = Setup::with_server_env(json!({"RICH_FIXTURE_START_WHEN": start}));
+    let summary = run_client_with(SLOW_START_CLIENT, &setup, json!({"start": start}));
+    assert_eq!(
+        summary["answers"],
+        json!([["ping", false], ["call", false]]),
         "{summary}"
     );
 }

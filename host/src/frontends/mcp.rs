@@ -43,16 +43,17 @@ use tool_api::texts;
 
 use tokio_util::sync::CancellationToken;
 
+use super::mcp_result;
 use super::mcp_roots::{client_roots, follows_client_roots, root_specs, ROOT_REFUSED};
 use super::mcp_stdio as protocol_stdio;
 use super::mcp_transport::LineTransport;
 use super::mcp_ui::{CallUi, ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
-use crate::call::{CallOptions, CallOutcome, CallScope};
+use crate::call::{CallOptions, CallScope};
 use crate::plugins::handler::Cancellation;
 use crate::policy::ApprovalMode;
 use crate::ui::Ui;
-use crate::{Host, RootSpec};
+use crate::{Host, RegisteredTool, RootSpec};
 
 /// Arguments of `toolhost mcp`.
 #[derive(Debug, clap::Args)]
@@ -324,6 +325,20 @@ impl McpServer {
             .collect()
     }
 
+    /// The tool called `name`: a loaded plugin's at once; a run-time tool (an MCP server's,
+    /// whose lookup may start that server) is looked up on the blocking pool, so that the
+    /// protocol goes on meanwhile (pings, cancellations, other calls).
+    async fn find_tool(&self, name: &str) -> Option<Arc<RegisteredTool>> {
+        if let Some(tool) = self.host.registry().get(name) {
+            return Some(tool.clone());
+        }
+        let (host, name) = (self.host.clone(), name.to_string());
+        tokio::task::spawn_blocking(move || host.lookup(&name))
+            .await
+            .ok()
+            .flatten()
+    }
+
     /// Runs one `tools/call` on the host; `None` when no tool has that name. Cancelling
     /// `cancelled` (the request's token) cancels the call; its events go out as progress with
     /// `progress` (the request's token).
@@ -335,7 +350,7 @@ impl McpServer {
         progress: Option<ProgressToken>,
         peer: &Peer<RoleServer>,
     ) -> Option<CallToolResult> {
-        let tool = self.host.lookup(name)?;
+        let tool = self.find_tool(name).await?;
         let host = match self.task(peer).await {
             Ok(host) => host,
             Err(refused) => {
@@ -365,7 +380,7 @@ impl McpServer {
         };
         let pending = match host.start_call(&tool, &params.to_string(), &options, deliver) {
             Ok(pending) => pending,
-            Err(outcome) => return Some(call_result(&outcome)),
+            Err(outcome) => return Some(mcp_result::call_result(&outcome)),
         };
         let mut cancel_passed = false;
         let outcome = loop {
@@ -392,31 +407,7 @@ impl McpServer {
             tokio::task::spawn_blocking(move || drop(host));
         }
         protocol_stdio::restore();
-        Some(call_result(&outcome))
-    }
-}
-
-/// A call's outcome as an MCP result: a relayed MCP server's result as it came
-/// ([`super::mcp_result`]), else the model's text, then the images.
-fn call_result(outcome: &CallOutcome) -> CallToolResult {
-    if let Some(relayed) = super::mcp_result::relayed(outcome) {
-        return relayed;
-    }
-    let text = outcome.unattended_text();
-    let images = outcome.images();
-    let mut content = Vec::with_capacity(1 + images.len());
-    if !text.is_empty() || images.is_empty() {
-        content.push(ContentBlock::text(text));
-    }
-    content.extend(
-        images
-            .into_iter()
-            .map(|image| ContentBlock::image(image.data, image.media_type)),
-    );
-    if outcome.is_error() {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
+        Some(mcp_result::call_result(&outcome))
     }
 }
 

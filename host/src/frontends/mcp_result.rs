@@ -1,4 +1,6 @@
-//! A relayed MCP result answered as it came: when a tool passes on another MCP server's
+//! A call's outcome as the result `toolhost mcp` answers.
+//!
+//! A relayed MCP result is answered as it came: when a tool passes on another MCP server's
 //! `tools/call` result (use_mcp_tool and the servers' native tools), `toolhost mcp` answers with
 //! that server's content blocks (resource links, embedded resources, audio, annotations),
 //! `structuredContent` and `isError`, rather than with the text made for a model.
@@ -7,10 +9,34 @@ use rmcp::model::{CallToolResult, ContentBlock};
 
 use crate::call::CallOutcome;
 
+/// A call's outcome as an MCP result: a relayed MCP server's result as it came
+/// ([`relayed`]), else the model's text, then the images.
+pub fn call_result(outcome: &CallOutcome) -> CallToolResult {
+    if let Some(relayed) = relayed(outcome) {
+        return relayed;
+    }
+    let text = outcome.unattended_text();
+    let images = outcome.images();
+    let mut content = Vec::with_capacity(1 + images.len());
+    if !text.is_empty() || images.is_empty() {
+        content.push(ContentBlock::text(text));
+    }
+    content.extend(
+        images
+            .into_iter()
+            .map(|image| ContentBlock::image(image.data, image.media_type)),
+    );
+    if outcome.is_error() {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
 /// The outcome's relayed MCP result, with the note of a hook's cancel of the task after it;
 /// `None` when the tool relayed none (or it does not read as an MCP result: the outcome's text
 /// is answered then).
-pub fn relayed(outcome: &CallOutcome) -> Option<CallToolResult> {
+fn relayed(outcome: &CallOutcome) -> Option<CallToolResult> {
     let relayed = outcome.mcp_result()?;
     let mut result = match serde_json::from_value::<CallToolResult>(relayed.clone()) {
         Ok(result) => result,
