@@ -23,6 +23,7 @@ mod list_files;
 mod loading;
 mod mcp_client;
 mod mcp_http;
+mod mcp_questions;
 mod mcp_remote;
 mod mcp_results;
 mod mcp_server;

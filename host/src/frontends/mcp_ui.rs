@@ -8,6 +8,8 @@
 //!   options as the choices of `answer`; any other question is a free-text `response`. A
 //!   declined or cancelled form answers "no" to an approval and nothing to a question (the
 //!   tool then behaves as with nobody to answer). Without elicitation nobody can be asked.
+//!   A question is withdrawn (`notifications/cancelled` for it) once its call is cancelled or
+//!   given up, or its time (`[limits] ask_timeout_secs`) has passed.
 //! - A call made with a `progressToken` has a UI of its own ([`CallUi`]): its events (command
 //!   output, browser steps, a subagent's progress) become `notifications/progress` messages.
 //!
@@ -21,10 +23,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, LoggingLevel,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ServerRequest,
 };
-use rmcp::service::Peer;
+use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::RoleServer;
 use serde_json::{json, Value};
 use tool_api::model::{AskReply, AskResponse};
@@ -196,21 +199,43 @@ impl ClientLink {
         let limit = self.lock().ask_timeout.unwrap_or_else(|| {
             Duration::from_secs(crate::settings::Limits::default().ask_timeout_secs)
         });
+        // The client is told when its question is void (`notifications/cancelled`), so that
+        // it stops showing it: rmcp tells it when the limit passes, and this when the call is
+        // cancelled first (by the client, or given up at its timeout).
         let answer = self.run(|peer| async move {
-            let asked = peer.create_elicitation(params);
+            let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+            let asked = match peer
+                .send_cancellable_request(request, PeerRequestOptions::with_timeout(limit))
+                .await
+            {
+                Ok(asked) => asked,
+                Err(e) => return Some(Err(e.to_string())),
+            };
+            let (id, peer) = (asked.id.clone(), asked.peer.clone());
             let ask = async move {
-                match tokio::time::timeout(limit, asked).await {
-                    Ok(answer) => answer.map_err(|e| e.to_string()),
-                    Err(_) => Err(format!(
+                match asked.await_response().await {
+                    Ok(ClientResult::ElicitResult(result)) => Ok(result),
+                    Ok(_) => Err("the client answered with something else".to_string()),
+                    Err(ServiceError::Timeout { .. }) => Err(format!(
                         "no answer within {} s ([limits] ask_timeout_secs)",
                         limit.as_secs()
                     )),
+                    Err(e) => Err(e.to_string()),
                 }
             };
             match watched {
                 Some(cancellation) => tokio::select! {
                     answer = ask => Some(answer),
-                    () = wait_cancelled(cancellation) => None,
+                    () = wait_cancelled(cancellation) => {
+                        let withdrawn = CancelledNotificationParam::new(
+                            Some(id),
+                            Some("the tool call was cancelled".to_string()),
+                        );
+                        if let Err(e) = peer.notify_cancelled(withdrawn).await {
+                            tracing::debug!(target: "toolhost::mcp", "cancellation not sent: {e}");
+                        }
+                        None
+                    }
                 },
                 None => Some(ask.await),
             }

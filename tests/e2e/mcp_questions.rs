@@ -1,0 +1,149 @@
+//! A question `toolhost mcp` asks its client's user (`elicitation/create`) ends with its call:
+//! when the call is cancelled, given up at its timeout, or nobody answers in time, the client is
+//! told with `notifications/cancelled` for the question, so that it stops showing it.
+//!
+//! Spoken line by line by a client that declares elicitation and never answers, so that what
+//! is checked is what crosses the wire (the Python SDK closes a question by itself once the
+//! call that asked it has ended; other clients may not).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use toolhost_tests::{isolated_command, toolhost_bin, workdir, PluginDir};
+
+/// A guard against a hung host, not a timing assertion.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// The id of the client's `tools/call`.
+const CALL_ID: u64 = 2;
+
+/// `toolhost mcp` with the real plugins in process, under `settings`, and its client.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Value>,
+    _dirs: [tempfile::TempDir; 2],
+}
+
+impl Client {
+    fn start(settings: &str) -> Self {
+        let plugins = PluginDir::real();
+        let (workspace, config) = (workdir(), workdir());
+        let settings_file = config.path().join("settings.toml");
+        std::fs::write(&settings_file, settings).unwrap();
+        let mut child = isolated_command(&toolhost_bin(), config.path())
+            .args(["--isolation", "in-process", "--plugins"])
+            .arg(plugins.path())
+            .arg("--settings")
+            .arg(&settings_file)
+            .args(["mcp", "--cwd"])
+            .arg(workspace.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start toolhost mcp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                let message = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not a protocol line ({e}): {line:.300}"));
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut client = Self {
+            child,
+            stdin,
+            lines,
+            _dirs: [workspace, config],
+        };
+        client.send(json!({"id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "tests", "version": "1"}}}));
+        client.next("the answer to initialize", |m| m["id"] == 1);
+        client.send(json!({"method": "notifications/initialized"}));
+        client
+    }
+
+    fn send(&mut self, mut message: Value) {
+        message["jsonrpc"] = json!("2.0");
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message that is `what`, the others skipped; a panic after [`PATIENCE`].
+    fn next(&self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(message) if wanted(&message) => return message,
+                Ok(_) => continue,
+                Err(_) => panic!("no {what} within {} s", PATIENCE.as_secs()),
+            }
+        }
+    }
+
+    /// Calls ask_followup_question and returns the id of the question the client is asked.
+    fn ask(&mut self) -> Value {
+        self.send(json!({"id": CALL_ID, "method": "tools/call", "params": {
+            "name": "ask_followup_question", "arguments": {"question": "Which colour?"}}}));
+        let question = self.next("elicitation/create", |m| {
+            m["method"] == "elicitation/create"
+        });
+        assert_eq!(question["params"]["message"], "Which colour?", "{question}");
+        question["id"].clone()
+    }
+
+    /// Waits for the host to withdraw the question `id`.
+    fn withdrawn(&self, id: &Value) -> Value {
+        self.next("notifications/cancelled for the question", |m| {
+            m["method"] == "notifications/cancelled" && m["params"]["requestId"] == *id
+        })
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_question_is_withdrawn_when_the_client_cancels_its_call() {
+    let mut client = Client::start("");
+    let question = client.ask();
+    client.send(json!({"method": "notifications/cancelled",
+        "params": {"requestId": CALL_ID, "reason": "the user pressed stop"}}));
+    client.withdrawn(&question);
+}
+
+#[test]
+fn a_question_is_withdrawn_when_its_call_is_given_up_at_its_timeout() {
+    let mut client = Client::start("[limits]\ncall_timeout_secs = 1\n");
+    let question = client.ask();
+    let answer = client.next("the answer to the call", |m| m["id"] == CALL_ID);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("did not finish within 1 seconds"), "{answer}");
+    client.withdrawn(&question);
+}
+
+#[test]
+fn a_question_is_withdrawn_when_nobody_answers_in_time() {
+    let mut client = Client::start("[limits]\nask_timeout_secs = 1\n");
+    let question = client.ask();
+    client.withdrawn(&question);
+    // The call goes on without an answer, as with nobody to ask.
+    let answer = client.next("the answer to the call", |m| m["id"] == CALL_ID);
+    assert!(answer["result"].is_object(), "{answer}");
+}
