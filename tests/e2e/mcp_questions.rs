@@ -1,10 +1,12 @@
-//! A question `toolhost mcp` asks its client's user (`elicitation/create`) ends with its call:
+//! A question to the client's user ends with its call. `toolhost mcp` (`elicitation/create`):
 //! when the call is cancelled, given up at its timeout, or nobody answers in time, the client is
 //! told with `notifications/cancelled` for the question, so that it stops showing it.
+//! `toolhost serve --ask` (`ask` lines): a question its call left, or unanswered in time, is
+//! withdrawn with `{"withdrawn": N}`, and the next line is a request again.
 //!
-//! Spoken line by line by a client that declares elicitation and never answers, so that what
-//! is checked is what crosses the wire (the Python SDK closes a question by itself once the
-//! call that asked it has ended; other clients may not).
+//! Spoken line by line by clients that never answer, so that what is checked is what crosses
+//! the wire (the Python SDK closes a question by itself once the call that asked it has ended;
+//! other clients may not).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
@@ -20,16 +22,34 @@ const PATIENCE: Duration = Duration::from_secs(30);
 /// The id of the client's `tools/call`.
 const CALL_ID: u64 = 2;
 
-/// `toolhost mcp` with the real plugins in process, under `settings`, and its client.
+/// `toolhost mcp` or `toolhost serve --ask` with the real plugins in process, under
+/// `settings`, and its client.
 struct Client {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<Value>,
+    _plugins: PluginDir,
     _dirs: [tempfile::TempDir; 2],
 }
 
 impl Client {
-    fn start(settings: &str) -> Self {
+    /// `toolhost mcp`, initialized by a client that declares elicitation.
+    fn mcp(settings: &str) -> Self {
+        let mut client = Self::start(&["mcp"], settings);
+        client.send(json!({"id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "tests", "version": "1"}}}));
+        client.next("the answer to initialize", |m| m["id"] == 1);
+        client.send(json!({"method": "notifications/initialized"}));
+        client
+    }
+
+    /// `toolhost serve --ask`.
+    fn serve(settings: &str) -> Self {
+        Self::start(&["serve", "--ask"], settings)
+    }
+
+    fn start(frontend: &[&str], settings: &str) -> Self {
         let plugins = PluginDir::real();
         let (workspace, config) = (workdir(), workdir());
         let settings_file = config.path().join("settings.toml");
@@ -39,7 +59,8 @@ impl Client {
             .arg(plugins.path())
             .arg("--settings")
             .arg(&settings_file)
-            .args(["mcp", "--cwd"])
+            .args(frontend)
+            .arg("--cwd")
             .arg(workspace.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -59,22 +80,22 @@ impl Client {
                 }
             }
         });
-        let mut client = Self {
+        Self {
             child,
             stdin,
             lines,
+            _plugins: plugins,
             _dirs: [workspace, config],
-        };
-        client.send(json!({"id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "tests", "version": "1"}}}));
-        client.next("the answer to initialize", |m| m["id"] == 1);
-        client.send(json!({"method": "notifications/initialized"}));
-        client
+        }
     }
 
+    /// Sends an MCP message (`jsonrpc` added).
     fn send(&mut self, mut message: Value) {
         message["jsonrpc"] = json!("2.0");
+        self.send_line(&message);
+    }
+
+    fn send_line(&mut self, message: &Value) {
         writeln!(self.stdin, "{message}").unwrap();
         self.stdin.flush().unwrap();
     }
@@ -120,7 +141,7 @@ impl Drop for Client {
 
 #[test]
 fn a_question_is_withdrawn_when_the_client_cancels_its_call() {
-    let mut client = Client::start("");
+    let mut client = Client::mcp("");
     let question = client.ask();
     client.send(json!({"method": "notifications/cancelled",
         "params": {"requestId": CALL_ID, "reason": "the user pressed stop"}}));
@@ -129,7 +150,7 @@ fn a_question_is_withdrawn_when_the_client_cancels_its_call() {
 
 #[test]
 fn a_question_is_withdrawn_when_its_call_is_given_up_at_its_timeout() {
-    let mut client = Client::start("[limits]\ncall_timeout_secs = 1\n");
+    let mut client = Client::mcp("[limits]\ncall_timeout_secs = 1\n");
     let question = client.ask();
     let answer = client.next("the answer to the call", |m| m["id"] == CALL_ID);
     assert_eq!(answer["result"]["isError"], true, "{answer}");
@@ -140,10 +161,54 @@ fn a_question_is_withdrawn_when_its_call_is_given_up_at_its_timeout() {
 
 #[test]
 fn a_question_is_withdrawn_when_nobody_answers_in_time() {
-    let mut client = Client::start("[limits]\nask_timeout_secs = 1\n");
+    let mut client = Client::mcp("[limits]\nask_timeout_secs = 1\n");
     let question = client.ask();
     client.withdrawn(&question);
     // The call goes on without an answer, as with nobody to ask.
     let answer = client.next("the answer to the call", |m| m["id"] == CALL_ID);
     assert!(answer["result"].is_object(), "{answer}");
+}
+
+/// The serve request that asks a question.
+fn serve_question() -> Value {
+    json!({"id": 1, "tool": "ask_followup_question", "params": {"question": "Which colour?"}})
+}
+
+#[test]
+fn serve_withdraws_a_question_whose_call_was_given_up() {
+    let mut client = Client::serve("[limits]\ncall_timeout_secs = 1\n");
+    client.send_line(&serve_question());
+    let asked = client.next("the ask line", |m| m.get("ask").is_some());
+    let id = asked["ask"]["id"].clone();
+    let withdrawn = client.next("a line", |_| true);
+    assert_eq!(withdrawn, json!({"withdrawn": id}));
+    let answer = client.next("the answer to the call", |m| m["id"] == 1);
+    assert_eq!(answer["is_error"], true, "{answer}");
+    assert!(
+        answer["text"]
+            .as_str()
+            .unwrap()
+            .contains("did not finish within 1 seconds"),
+        "{answer}"
+    );
+    // The next line is a request again, not taken for the question's answer.
+    client.send_line(&json!({"id": 2, "tool": "list_files", "params": {"path": "."}}));
+    let listed = client.next("the answer to list_files", |m| m["id"] == 2);
+    assert_eq!(listed["is_error"], false, "{listed}");
+    // A late answer to the question is answered as a line that is not a request.
+    client.send_line(&json!({"id": 3, "answer": id, "response": "message", "text": "blue"}));
+    let late = client.next("the answer to the late line", |m| m["id"] == 3);
+    assert!(late["error"].is_string(), "{late}");
+}
+
+#[test]
+fn serve_withdraws_a_question_nobody_answers_in_time() {
+    let mut client = Client::serve("[limits]\nask_timeout_secs = 1\n");
+    client.send_line(&serve_question());
+    let asked = client.next("the ask line", |m| m.get("ask").is_some());
+    let withdrawn = client.next("a line", |_| true);
+    assert_eq!(withdrawn, json!({"withdrawn": asked["ask"]["id"]}));
+    // The tool goes on without an answer, as with nobody to ask.
+    let answer = client.next("the answer to the call", |m| m["id"] == 1);
+    assert!(answer["text"].is_string(), "{answer}");
 }

@@ -20,12 +20,17 @@
 //! `{"ask": {"id": N, "kind": "tool"|"followup"|"hook"|..., "text": "..."}}` and waits for
 //! `{"answer": N, "response": "yes"|"no"|"message", "text": "..."}` (`text`: the feedback of
 //! a denial, the answer to a question). A request sent instead of the answer is refused with an
-//! error (requests run one at a time); the end of stdin answers nothing. Without `--ask`
-//! nobody is asked and what the settings do not auto-approve is denied.
+//! error (requests run one at a time); the end of stdin answers nothing. A question whose call
+//! ended without its answer (given up at `[limits] call_timeout_secs`), or unanswered for
+//! `[limits] ask_timeout_secs`, is withdrawn: the host writes `{"withdrawn": N}` (before the
+//! call's answer) and the next line is a request again. Without `--ask` nobody is asked and
+//! what the settings do not auto-approve is denied.
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tool_api::model::{AskReply, AskResponse};
@@ -33,24 +38,96 @@ use tool_api::model::{AskReply, AskResponse};
 use crate::ui::{StderrUi, Ui};
 use crate::Host;
 
-/// The client's two streams, shared by the serving loop and the questions of a call.
+/// How often a question waiting for its answer looks whether it was withdrawn.
+const QUESTION_POLL: Duration = Duration::from_millis(20);
+
+/// The client's two streams, shared by the serving loop and the questions of a call, and the
+/// question that waits for its answer.
 struct Channel {
-    input: Mutex<Box<dyn BufRead + Send>>,
+    lines: Mutex<Lines>,
     output: Mutex<Box<dyn Write + Send>>,
+    /// The id of the question waiting for its answer.
+    open: Mutex<Option<u64>>,
+    /// How long a question waits (`[limits] ask_timeout_secs`), once the host is built.
+    ask_timeout: OnceLock<Duration>,
+}
+
+/// The client's lines, read by a thread of their own (so that a question can stop waiting
+/// for one), and a line taken by a question that had been withdrawn meanwhile, given back.
+struct Lines {
+    incoming: Receiver<std::io::Result<Vec<u8>>>,
+    given_back: Option<Vec<u8>>,
+}
+
+/// What waiting for a line brought.
+enum Next {
+    /// A line, without its newline.
+    Line(Vec<u8>),
+    /// None within the wait.
+    Waited,
+    /// The end of the input.
+    End,
+    /// The input could not be read.
+    Failed(std::io::Error),
+}
+
+/// Lines read ahead of the one being served: the client still meets backpressure.
+const READ_AHEAD: usize = 16;
+
+impl Lines {
+    /// Reads `input` on a thread of its own, each line without its newline.
+    fn read(mut input: Box<dyn BufRead + Send>) -> Self {
+        let (sender, incoming) = mpsc::sync_channel(READ_AHEAD);
+        let reading = move || loop {
+            let mut line = Vec::new();
+            let read = input.read_until(b'\n', &mut line);
+            let ended = matches!(read, Ok(0));
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            let failed = read.is_err();
+            if ended || sender.send(read.map(|_| line)).is_err() || failed {
+                break;
+            }
+        };
+        // Without its thread nothing is read: the input is as good as ended.
+        let _ = std::thread::Builder::new()
+            .name("serve-input".to_string())
+            .spawn(reading);
+        Self {
+            incoming,
+            given_back: None,
+        }
+    }
+
+    /// The next line, waiting at most `wait` (`None`: until one comes).
+    fn next(&mut self, wait: Option<Duration>) -> Next {
+        if let Some(line) = self.given_back.take() {
+            return Next::Line(line);
+        }
+        let received = match wait {
+            None => self
+                .incoming
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
+            Some(wait) => self.incoming.recv_timeout(wait),
+        };
+        match received {
+            Ok(Ok(line)) => Next::Line(line),
+            Ok(Err(e)) => Next::Failed(e),
+            Err(RecvTimeoutError::Timeout) => Next::Waited,
+            Err(RecvTimeoutError::Disconnected) => Next::End,
+        }
+    }
 }
 
 impl Channel {
-    /// The next line, without its newline; `None` at the end of the input.
-    fn read_line(&self) -> std::io::Result<Option<Vec<u8>>> {
-        let mut input = self.input.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut line = Vec::new();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            return Ok(None);
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        }
-        Ok(Some(line))
+    fn lines(&self) -> MutexGuard<'_, Lines> {
+        self.lines.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn open(&self) -> MutexGuard<'_, Option<u64>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn write(&self, message: &Value) -> std::io::Result<()> {
@@ -59,6 +136,67 @@ impl Channel {
         let mut output = self.output.lock().unwrap_or_else(PoisonError::into_inner);
         writeln!(output, "{message}")?;
         output.flush()
+    }
+
+    /// Withdraws the question waiting for its answer, if any (`only`: if it is that one): the
+    /// client is told `{"withdrawn": N}`, and the question stops waiting.
+    fn withdraw(&self, only: Option<u64>) {
+        let mut open = self.open();
+        let Some(id) = *open else { return };
+        if only.is_some_and(|only| only != id) {
+            return;
+        }
+        *open = None;
+        drop(open);
+        let _ = self.write(&json!({"withdrawn": id}));
+    }
+
+    /// Asks the client question `id` and waits for its answer: `None` when the input ends,
+    /// the question is withdrawn (its call ended without it), or its time passes.
+    fn ask(&self, id: u64, kind: &str, text: &str) -> Option<AskReply> {
+        *self.open() = Some(id);
+        let still_open = || *self.open() == Some(id);
+        if self
+            .write(&json!({"ask": {"id": id, "kind": kind, "text": text}}))
+            .is_err()
+        {
+            self.withdraw(Some(id));
+            return None;
+        }
+        let wait = (self.ask_timeout.get().copied()).unwrap_or_else(|| {
+            Duration::from_secs(crate::settings::Limits::default().ask_timeout_secs)
+        });
+        let deadline = Instant::now() + wait;
+        let mut lines = self.lines();
+        loop {
+            if !still_open() {
+                return None;
+            }
+            if Instant::now() >= deadline {
+                self.withdraw(Some(id));
+                return None;
+            }
+            let line = match lines.next(Some(QUESTION_POLL)) {
+                Next::Line(line) => line,
+                Next::Waited => continue,
+                Next::End | Next::Failed(_) => {
+                    self.withdraw(Some(id));
+                    return None;
+                }
+            };
+            if !still_open() {
+                // For the serving loop: this question no longer waits.
+                lines.given_back = Some(line);
+                return None;
+            }
+            match parse_answer(&line, id) {
+                Ok(reply) => {
+                    *self.open() = None;
+                    return Some(reply);
+                }
+                Err(refusal) => self.write(&refusal).ok()?,
+            }
+        }
     }
 }
 
@@ -80,16 +218,7 @@ impl Ui for ServeUi {
             return None;
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.channel
-            .write(&json!({"ask": {"id": id, "kind": kind, "text": text}}))
-            .ok()?;
-        loop {
-            let line = self.channel.read_line().ok()??;
-            match parse_answer(&line, id) {
-                Ok(reply) => return Some(reply),
-                Err(refusal) => self.channel.write(&refusal).ok()?,
-            }
-        }
+        self.channel.ask(id, kind, text)
     }
 }
 
@@ -135,8 +264,10 @@ pub fn run(
     #[cfg(not(unix))]
     let (input, output) = (std::io::stdin(), std::io::stdout());
     let channel = Arc::new(Channel {
-        input: Mutex::new(Box::new(std::io::BufReader::new(input))),
+        lines: Mutex::new(Lines::read(Box::new(std::io::BufReader::new(input)))),
         output: Mutex::new(Box::new(std::io::BufWriter::new(output))),
+        open: Mutex::new(None),
+        ask_timeout: OnceLock::new(),
     });
     let ui = ServeUi {
         channel: channel.clone(),
@@ -144,20 +275,31 @@ pub fn run(
         next: AtomicU64::new(0),
     };
     let host = build_host(Box::new(ui))?;
+    let _ = channel
+        .ask_timeout
+        .set(Duration::from_secs(host.settings().limits.ask_timeout_secs));
     serve(&host, &channel).map_err(|e| format!("serve: {e}"))?;
     Ok(host)
 }
 
 /// Serves requests from the channel until its input closes.
 fn serve(host: &Arc<Host>, channel: &Channel) -> std::io::Result<()> {
-    while let Some(line) = channel.read_line()? {
+    loop {
+        let next = channel.lines().next(None);
+        let line = match next {
+            Next::Line(line) => line,
+            Next::Waited => continue,
+            Next::End => return Ok(()),
+            Next::Failed(e) => return Err(e),
+        };
         if line.trim_ascii().is_empty() {
             continue;
         }
         let answer = answer(host, &line);
+        // A question its call left waiting (the call was given up at its timeout) is void.
+        channel.withdraw(None);
         channel.write(&answer)?;
     }
-    Ok(())
 }
 
 pub(crate) fn answer(host: &Arc<Host>, line: &[u8]) -> Value {
