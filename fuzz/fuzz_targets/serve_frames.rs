@@ -1,6 +1,7 @@
 //! The frames of `toolhost serve`: any bytes on stdin are answered line by line and serving
 //! goes on. Every non-blank line gets exactly one answer, and every answer is one JSON object
-//! with an `id`.
+//! with an `id`; the exception is an answer to a question (`{"answer": N, ...}`, no `tool`),
+//! which with no question waiting answers nothing.
 //!
 //! Input: the bytes the client sends. The host has no plugins (a request runs the real lookup
 //! and gets the unknown-tool answer), so nothing the input names can run.
@@ -24,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     let output = serve_lines(host(), data).unwrap_or_else(|e| panic!("serve failed: {e}"));
     let requests = data
         .split(|&b| b == b'\n')
-        .filter(|line| !line.trim_ascii().is_empty())
+        .filter(|line| !line.trim_ascii().is_empty() && !is_answer_line(line))
         .count();
     let answers: Vec<&[u8]> = output
         .split(|&b| b == b'\n')
@@ -37,3 +38,17 @@ fuzz_target!(|data: &[u8]| {
         assert!(value.get("id").is_some(), "an answer without id: {value}");
     }
 });
+
+/// Whether `line` is an answer to a question rather than a request: UTF-8 JSON with `answer`,
+/// no `tool` string and no `"list": true`.
+fn is_answer_line(line: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let Ok(message) = serde_json::from_str::<Value>(text) else {
+        return false;
+    };
+    message.get("list").and_then(Value::as_bool) != Some(true)
+        && message.get("tool").and_then(Value::as_str).is_none()
+        && message.get("answer").is_some()
+}

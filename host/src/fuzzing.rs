@@ -47,9 +47,10 @@ pub fn serve_lines(host: &Arc<Host>, input: &[u8]) -> std::io::Result<Vec<u8>> {
         if line.trim_ascii().is_empty() {
             continue;
         }
-        let answer = crate::frontends::serve::answer(host, line);
-        output.extend_from_slice(answer.to_string().as_bytes());
-        output.push(b'\n');
+        if let Some(answer) = crate::frontends::serve::answer(host, line) {
+            output.extend_from_slice(answer.to_string().as_bytes());
+            output.push(b'\n');
+        }
     }
     Ok(output)
 }

@@ -12,6 +12,7 @@
 mod keys;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -74,9 +75,25 @@ pub struct Limits {
     /// The largest JSON-RPC message `toolhost mcp` accepts, in bytes (a larger one is answered
     /// with an error and skipped).
     pub max_request_bytes: u64,
-    /// How long a question to the user of an MCP client (an elicitation) waits for its answer,
-    /// in seconds; unanswered, it counts as declined (an approval is a denial).
+    /// How long a question to the user of a client (an MCP elicitation, a `serve --ask`
+    /// question) waits for its answer, in seconds; unanswered, it is withdrawn and counts as
+    /// declined (an approval is a denial).
     pub ask_timeout_secs: u64,
+}
+
+/// A hundred years: a longer limit is never, and would overflow a deadline.
+const NEVER_SECS: u64 = 100 * 365 * 24 * 3600;
+
+impl Limits {
+    /// How long a handler may run before its call is given up (at least a second).
+    pub fn call_timeout(&self) -> Duration {
+        Duration::from_secs(self.call_timeout_secs.clamp(1, NEVER_SECS))
+    }
+
+    /// How long a question waits for its answer (at least a second).
+    pub fn ask_timeout(&self) -> Duration {
+        Duration::from_secs(self.ask_timeout_secs.clamp(1, NEVER_SECS))
+    }
 }
 
 impl Default for Limits {

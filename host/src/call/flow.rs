@@ -162,9 +162,7 @@ impl Host {
 
     /// How long a handler may run before its call is given up (`[limits] call_timeout_secs`).
     pub(super) fn call_timeout(&self) -> Duration {
-        /// A hundred years: longer is never, and would overflow a deadline.
-        const NEVER_SECS: u64 = 100 * 365 * 24 * 3600;
-        Duration::from_secs(self.settings.limits.call_timeout_secs.clamp(1, NEVER_SECS))
+        self.settings.limits.call_timeout()
     }
 
     /// Checks, approval, sessions and PreToolUse hooks; what the hooks add to the result.

@@ -50,6 +50,18 @@ impl HostCallServices {
         self.host.upgrade().ok_or_else(host_gone)
     }
 
+    /// The host, unless the call is cancelled (given up, or by its frontend): a cancelled
+    /// call asks the user nothing.
+    fn host_to_ask(&self) -> Result<Arc<Host>, ToolError> {
+        if self.cancellation.is_cancelled() {
+            return Err(ToolError::new(
+                ToolErrorKind::CANCELLED,
+                "The call was cancelled; nobody is asked.",
+            ));
+        }
+        self.host()
+    }
+
     /// What the calls this call makes run with: its cancellation and its UI.
     fn options(&self) -> CallOptions {
         CallOptions {
@@ -69,7 +81,11 @@ impl CallServices for HostCallServices {
     }
 
     fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError> {
-        let host = self.host()?;
+        let host = if partial {
+            self.host()?
+        } else {
+            self.host_to_ask()?
+        };
         let options = self.options();
         let ui = host.ui_for(&options);
         if partial {
@@ -88,7 +104,7 @@ impl CallServices for HostCallServices {
     }
 
     fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError> {
-        let host = self.host()?;
+        let host = self.host_to_ask()?;
         let options = self.options();
         Ok(host.decide_approval_in(request, self.subagent, host.ui_for(&options)))
     }

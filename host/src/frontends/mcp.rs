@@ -115,7 +115,7 @@ pub fn run(
         let ui = Box::new(McpUi::new(client.clone()));
         let roots = args.workspace.roots();
         let host = build_host(&roots, approval, ui)?;
-        client.set_ask_timeout(ask_timeout(&host));
+        client.set_ask_timeout(host.settings().limits.ask_timeout());
         let server = McpServer::new(host.clone())
             .with_client(client)
             .following_roots(follows_client_roots(&roots, &host));
@@ -156,7 +156,7 @@ fn run_http(
     let follow_roots = follows_client_roots(&args.workspace.roots(), &base);
     let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
         let client = ClientLink::default();
-        client.set_ask_timeout(ask_timeout(base));
+        client.set_ask_timeout(base.settings().limits.ask_timeout());
         let workspace = crate::policy::Workspace::with_roots(&root_specs(base.workspace()))?;
         let task = base.new_task(crate::TaskConfig {
             workspace,
@@ -170,11 +170,6 @@ fn run_http(
     base.registry().shutdown();
     runtime.shutdown_background();
     served.map(|()| ExitCode::SUCCESS)
-}
-
-/// How long a question to the client's user waits (`[limits] ask_timeout_secs`).
-fn ask_timeout(host: &Host) -> std::time::Duration {
-    std::time::Duration::from_secs(host.settings().limits.ask_timeout_secs.max(1))
 }
 
 /// Runs the protocol on `transport` until the client closes its input; the calls still
@@ -329,14 +324,21 @@ impl McpServer {
     /// whose lookup may start that server) is looked up on the blocking pool, so that the
     /// protocol goes on meanwhile (pings, cancellations, other calls).
     async fn find_tool(&self, name: &str) -> Option<Arc<RegisteredTool>> {
-        if let Some(tool) = self.host.registry().get(name) {
+        let registry = self.host.registry();
+        if let Some(tool) = registry.get(name) {
             return Some(tool.clone());
         }
+        if registry.dynamic_handlers().is_empty() {
+            return None;
+        }
         let (host, name) = (self.host.clone(), name.to_string());
-        tokio::task::spawn_blocking(move || host.lookup(&name))
-            .await
-            .ok()
-            .flatten()
+        match tokio::task::spawn_blocking(move || host.lookup(&name)).await {
+            Ok(tool) => tool,
+            Err(e) => {
+                tracing::error!(target: "toolhost::mcp", "looking a tool up failed: {e}");
+                None
+            }
+        }
     }
 
     /// Runs one `tools/call` on the host; `None` when no tool has that name. Cancelling

@@ -196,9 +196,10 @@ impl ClientLink {
             requested_schema: schema,
         };
         let watched = cancellation.cloned();
-        let limit = self.lock().ask_timeout.unwrap_or_else(|| {
-            Duration::from_secs(crate::settings::Limits::default().ask_timeout_secs)
-        });
+        let limit = self
+            .lock()
+            .ask_timeout
+            .unwrap_or_else(|| crate::settings::Limits::default().ask_timeout());
         // The client is told when its question is void (`notifications/cancelled`), so that
         // it stops showing it: rmcp tells it when the limit passes, and this when the call is
         // cancelled first (by the client, or given up at its timeout).

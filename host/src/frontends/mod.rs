@@ -21,6 +21,7 @@ pub mod mcp_ui;
 pub mod protocol_stdio;
 pub mod replay;
 pub mod serve;
+mod serve_channel;
 pub mod workspace_args;
 
 pub use workspace_args::{describe_workspace, open_workspace, WorkspaceArgs};

@@ -1,14 +1,12 @@
 //! The floor of `cargo xtask bench mcp`: an MCP server over stdio built from rmcp alone, as
 //! `toolhost mcp` builds its own (a current-thread runtime, stdin and stdout read and written
-//! as pipes on the reactor), with one tool, `read_file`, that reads the file named by its
-//! `path` argument and numbers its lines.
+//! as pipes on the reactor), that answers `tools/call` of `read_file` by reading the file named
+//! by its `path` argument and numbering its lines (it lists no tools: the bench lists none).
 //!
 //! Nothing else runs: no path checks, no plugin, no approval or hooks, no call thread. Its time
 //! beside toolhost's is what the protocol library costs; the rest is toolhost's.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::os::fd::AsFd;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
@@ -16,7 +14,6 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use tokio::net::unix::pipe;
 
 /// The server: no state.
 struct Floor;
@@ -61,27 +58,39 @@ fn main() -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let input = File::from(
-            std::io::stdin()
-                .as_fd()
-                .try_clone_to_owned()
-                .map_err(|e| e.to_string())?,
-        );
-        let output = File::from(
-            std::io::stdout()
-                .as_fd()
-                .try_clone_to_owned()
-                .map_err(|e| e.to_string())?,
-        );
-        let input =
-            pipe::Receiver::from_file(input).map_err(|e| format!("stdin is not a pipe: {e}"))?;
-        let output =
-            pipe::Sender::from_file(output).map_err(|e| format!("stdout is not a pipe: {e}"))?;
-        let running = Floor
-            .serve((input, output))
-            .await
-            .map_err(|e| e.to_string())?;
+        let running = Floor.serve(stdio()?).await.map_err(|e| e.to_string())?;
         running.waiting().await.map_err(|e| e.to_string())?;
         Ok(())
     })
+}
+
+/// Private copies of stdin and stdout as pipes on the reactor (how `toolhost mcp` reads a pipe).
+#[cfg(unix)]
+fn stdio() -> Result<
+    (
+        tokio::net::unix::pipe::Receiver,
+        tokio::net::unix::pipe::Sender,
+    ),
+    String,
+> {
+    use std::fs::File;
+    use std::os::fd::AsFd;
+    let copy = |fd: std::os::fd::BorrowedFd<'_>| {
+        fd.try_clone_to_owned()
+            .map(File::from)
+            .map_err(|e| e.to_string())
+    };
+    let input = copy(std::io::stdin().as_fd())?;
+    let output = copy(std::io::stdout().as_fd())?;
+    let input = tokio::net::unix::pipe::Receiver::from_file(input)
+        .map_err(|e| format!("stdin is not a pipe: {e}"))?;
+    let output = tokio::net::unix::pipe::Sender::from_file(output)
+        .map_err(|e| format!("stdout is not a pipe: {e}"))?;
+    Ok((input, output))
+}
+
+/// Elsewhere rmcp's own stdio.
+#[cfg(not(unix))]
+fn stdio() -> Result<(tokio::io::Stdin, tokio::io::Stdout), String> {
+    Ok(rmcp::transport::stdio())
 }
