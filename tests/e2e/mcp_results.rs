@@ -231,10 +231,7 @@ async def main():
     calls["flood"] = ("rich0mcp0flood", {})
     relayed = await results(
         StdioServerParameters(
-            command=config["toolhost"],
-            args=["--plugins", config["plugins"], "--settings", config["settings"],
-                  "--isolation", "in-process", "mcp", "--cwd", config["workspace"]],
-            env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
+            command=config["toolhost"], args=config["toolhost_args"], env=config["toolhost_env"],
         ),
         calls,
     )
@@ -254,13 +251,23 @@ fn run_client_with(script: &str, setup: &Setup, extra: Value) -> Value {
     let scratch = workdir();
     let script_path = scratch.path().join("client.py");
     std::fs::write(&script_path, script).unwrap();
+    // How the clients start `toolhost mcp` over the set-up.
+    let toolhost_args = json!([
+        "--plugins",
+        setup.plugins.path(),
+        "--settings",
+        setup.settings,
+        "--isolation",
+        "in-process",
+        "mcp",
+        "--cwd",
+        setup.workspace,
+    ]);
     let config = json!({
         "server": server_script(),
         "toolhost": toolhost_bin(),
-        "plugins": setup.plugins.path(),
-        "settings": setup.settings,
-        "workspace": setup.workspace,
-        "config_home": scratch.path(),
+        "toolhost_args": toolhost_args,
+        "toolhost_env": {"XDG_CONFIG_HOME": scratch.path(), "XDG_CACHE_HOME": scratch.path()},
     });
     let mut config = config;
     if let (Some(config), Value::Object(extra)) = (config.as_object_mut(), extra) {
@@ -329,10 +336,7 @@ async def on_progress(value, total, message):
 
 async def main():
     server = StdioServerParameters(
-        command=config["toolhost"],
-        args=["--plugins", config["plugins"], "--settings", config["settings"],
-              "--isolation", "in-process", "mcp", "--cwd", config["workspace"]],
-        env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
+        command=config["toolhost"], args=config["toolhost_args"], env=config["toolhost_env"],
     )
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
@@ -385,10 +389,7 @@ config = json.loads(sys.argv[1])
 
 async def main():
     server = StdioServerParameters(
-        command=config["toolhost"],
-        args=["--plugins", config["plugins"], "--settings", config["settings"],
-              "--isolation", "in-process", "mcp", "--cwd", config["workspace"]],
-        env={"XDG_CONFIG_HOME": config["config_home"], "XDG_CACHE_HOME": config["config_home"]},
+        command=config["toolhost"], args=config["toolhost_args"], env=config["toolhost_env"],
     )
     answers = []
     async with stdio_client(server) as (read, write):
