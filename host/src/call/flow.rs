@@ -148,7 +148,7 @@ impl Host {
         };
         let services = self.services(&tool, cancellation, depth, subagent, &options);
         Prepared::Ready(ReadyCall {
-            timeout: self.call_timeout(),
+            timeout: self.settings.limits.call_timeout(),
             started: Instant::now(),
             tool,
             params,
@@ -158,11 +158,6 @@ impl Host {
             pre_context,
             services,
         })
-    }
-
-    /// How long a handler may run before its call is given up (`[limits] call_timeout_secs`).
-    pub(super) fn call_timeout(&self) -> Duration {
-        self.settings.limits.call_timeout()
     }
 
     /// Checks, approval, sessions and PreToolUse hooks; what the hooks add to the result.

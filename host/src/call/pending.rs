@@ -215,7 +215,7 @@ impl PendingCall {
         cancellation: Arc<Cancellation>,
     ) -> Self {
         Self {
-            timeout: host.call_timeout(),
+            timeout: host.settings.limits.call_timeout(),
             clock: Arc::new(HandlerClock::new()),
             cancellation,
             host,

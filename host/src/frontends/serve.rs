@@ -27,7 +27,6 @@
 //! with no question asked) answers nothing. Without `--ask` nobody is asked and what the
 //! settings do not auto-approve is denied. The lines and the question: [`super::serve_channel`].
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -42,7 +41,6 @@ use crate::Host;
 struct ServeUi {
     channel: Arc<Channel>,
     asks: bool,
-    next: AtomicU64,
 }
 
 impl Ui for ServeUi {
@@ -54,8 +52,7 @@ impl Ui for ServeUi {
         if !self.asks {
             return None;
         }
-        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.channel.ask(id, kind, text)
+        self.channel.ask(kind, text)
     }
 }
 
@@ -79,7 +76,6 @@ pub fn run(
     let ui = ServeUi {
         channel: channel.clone(),
         asks,
-        next: AtomicU64::new(0),
     };
     let host = build_host(Box::new(ui))?;
     channel.set_ask_timeout(host.settings().limits.ask_timeout());

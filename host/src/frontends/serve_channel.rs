@@ -48,6 +48,8 @@ struct Question {
     running: bool,
     /// The id of the question waiting for its answer.
     open: Option<u64>,
+    /// The id of the last question asked (ids count from 1).
+    last: u64,
 }
 
 /// What waiting a while for a line brought.
@@ -127,20 +129,23 @@ impl Channel {
         }
     }
 
-    /// Asks the client question `id` and waits for its answer: `None` when no request runs
+    /// Asks the client a question and waits for its answer: `None` when no request runs
     /// (a call given up asks after its answer), another question waits, the input ends, the
     /// question is withdrawn, or its time passes.
-    pub(super) fn ask(&self, id: u64, kind: &str, text: &str) -> Option<AskReply> {
-        {
+    pub(super) fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
+        let id = {
             let mut question = self.question();
             if !question.running || question.open.is_some() {
-                tracing::debug!(target: "toolhost::serve", "question {id} not asked: no request runs, or another question waits");
+                tracing::debug!(target: "toolhost::serve", "a question not asked: no request runs, or another question waits");
                 return None;
             }
+            let id = question.last + 1;
             self.write(&json!({"ask": {"id": id, "kind": kind, "text": text}}))
                 .ok()?;
+            question.last = id;
             question.open = Some(id);
-        }
+            id
+        };
         let wait = (self.ask_timeout.get().copied())
             .unwrap_or_else(|| crate::settings::Limits::default().ask_timeout());
         let deadline = Instant::now().checked_add(wait);
