@@ -210,17 +210,23 @@ pub enum SettingsError {
     },
 }
 
+/// toolhost's configuration directory: `$XDG_CONFIG_HOME/toolhost`, else
+/// `~/.config/toolhost` (settings, trusted hooks, tokens the user keeps there).
+pub fn config_dir() -> Option<PathBuf> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(config.join("toolhost"))
+}
+
 impl Settings {
     /// The default settings file location, if a home or config directory is known.
     pub fn default_path() -> Option<PathBuf> {
         if let Some(path) = std::env::var_os("TOOLHOST_SETTINGS") {
             return Some(PathBuf::from(path));
         }
-        let config = std::env::var_os("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-        Some(config.join("toolhost").join("settings.toml"))
+        Some(config_dir()?.join("settings.toml"))
     }
 
     /// Loads `explicit`, or the default location. A missing default file means defaults;

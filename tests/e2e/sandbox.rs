@@ -40,7 +40,10 @@ impl Scene {
     fn new(settings: &str) -> Self {
         let dir = toolhost_tests::workdir();
         let base = dir.path().canonicalize().unwrap();
-        let [ws, home, tmp, outside] = ["ws", "home", "tmp", "outside"].map(|name| base.join(name));
+        // Outside the workspace and out of the temporary directory (which a command gets a
+        // private one of): a place a command sees but may not write.
+        let [ws, home, tmp, outside] =
+            ["ws", "home", "tmp", "home/outside"].map(|name| base.join(name));
         for d in [&ws, &home, &tmp, &outside] {
             std::fs::create_dir(d).unwrap();
         }
@@ -181,7 +184,13 @@ fn the_default_profile_stops_the_escapes_and_says_so() {
         ),
         "{text}"
     );
-    assert!(text.contains(&scene.tmp.display().to_string()), "{text}");
+    assert!(
+        text.contains(&format!(
+            "the temporary directories /tmp, {}, /dev/shm are the command's own",
+            scene.tmp.display()
+        )),
+        "{text}"
+    );
     // The workspace and the temporary directory are writable; the file tools still see the
     // secret where it is.
     assert!(text.contains("\nmade\n"), "{text}");
@@ -189,9 +198,10 @@ fn the_default_profile_stops_the_escapes_and_says_so() {
         std::fs::read_to_string(scene.ws.join(".env")).unwrap(),
         "API_TOKEN=hunter2-secret\n"
     );
+    // The temporary directory is the command's own: what it leaves there is gone.
     let result = scene.execute("echo t > \"$TMPDIR/ok\" && cat \"$TMPDIR/ok\"");
     assert!(result.stdout.contains("t"), "{}", result.stdout);
-    assert!(scene.tmp.join("ok").exists());
+    assert!(!scene.tmp.join("ok").exists());
 }
 
 #[test]

@@ -16,6 +16,9 @@ pub enum SandboxError {
     /// The policy or the supervisor's arguments are malformed.
     #[error("invalid sandbox policy: {0}")]
     Policy(String),
+    /// The policy cannot be held for this command (it is not run).
+    #[error("the command was not run: {0}")]
+    Refused(String),
     /// A step of the setup failed.
     #[error("{step}: {source}")]
     Setup {

@@ -22,6 +22,7 @@
 //! with [`SandboxError::NotLinux`].
 
 pub mod error;
+pub mod git_guard;
 pub mod policy;
 pub mod support;
 
@@ -32,7 +33,8 @@ use std::ffi::OsString;
 
 pub use error::SandboxError;
 pub use policy::{
-    protected_paths, Adapted, FilesystemMode, Limits, Missing, Protected, SandboxPolicy,
+    env_removed, protected_paths, Adapted, FilesystemMode, Limits, Missing, Protected,
+    SandboxPolicy,
 };
 pub use support::{Feature, Support};
 

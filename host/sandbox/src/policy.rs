@@ -1,6 +1,6 @@
 //! What a sandbox allows: [`SandboxPolicy`], the paths inside a writable root that stay
-//! read-only ([`protected_paths`]), and fitting a policy to what the kernel offers
-//! ([`SandboxPolicy::adapt`]).
+//! read-only ([`protected_paths`]; its git repositories are [`crate::git_guard`]'s), and
+//! fitting a policy to what the kernel offers ([`SandboxPolicy::adapt`]).
 
 use std::path::{Path, PathBuf};
 
@@ -39,12 +39,16 @@ pub struct Limits {
     /// this is the namespace's `pid_max` (the kernel's minimum is 301, so smaller values act as
     /// about 300); otherwise `RLIMIT_NPROC`, counted in the sandbox's user namespace.
     pub max_processes: Option<u64>,
-    /// Address space of each process, in bytes (`RLIMIT_AS`).
+    /// Memory of the whole command, in bytes: a cgroup's limit where this user may make one
+    /// (the command is killed when it is reached, and the supervisor says so); else the data
+    /// size of each process (`RLIMIT_DATA`: allocations beyond it fail).
     pub max_memory_bytes: Option<u64>,
     /// CPU seconds of each process (`RLIMIT_CPU`).
     pub max_cpu_secs: Option<u64>,
     /// Open files of each process (`RLIMIT_NOFILE`).
     pub max_open_files: Option<u64>,
+    /// Size of each private temporary directory ([`SandboxPolicy::private_tmp`]), in bytes.
+    pub max_tmp_bytes: Option<u64>,
 }
 
 /// What a sandboxed command may do. Serialized as JSON for the supervisor's command line.
@@ -68,6 +72,22 @@ pub struct SandboxPolicy {
     pub masked_paths: Vec<PathBuf>,
     /// Where reading is allowed (Landlock), `None`: everywhere. Writable roots are readable too.
     pub readable_roots: Option<Vec<PathBuf>>,
+    /// Directories that get an empty file system of their own (a tmpfs of at most
+    /// [`Limits::max_tmp_bytes`]) for the command's life: `/tmp`, `$TMPDIR`, `/dev/shm`.
+    /// Nothing the command leaves there outlives it, and nobody else's files there are seen.
+    /// The writable roots, readable roots and [`SandboxPolicy::keep_visible`] paths below them
+    /// are mounted back in place.
+    pub private_tmp: Vec<PathBuf>,
+    /// Paths below a private temporary directory that stay as they are (a home directory
+    /// there).
+    pub keep_visible: Vec<PathBuf>,
+    /// Environment variables removed before the command starts: names, or prefixes ending
+    /// in `*`.
+    pub env_remove: Vec<String>,
+    /// Roots whose git repositories are guarded ([`crate::git_guard`]): what exists of their
+    /// hooks, configuration and pointers to other repositories is read-only, and what the
+    /// command makes of them is set aside when it ends.
+    pub git_guarded_roots: Vec<PathBuf>,
     /// Whether the network can be reached. `false`: a network namespace of its own (when the
     /// kernel allows one) and a seccomp filter refusing every socket but Unix ones.
     pub network: bool,
@@ -91,6 +111,10 @@ impl Default for SandboxPolicy {
             pinned_paths: Vec::new(),
             masked_paths: Vec::new(),
             readable_roots: None,
+            private_tmp: Vec::new(),
+            keep_visible: Vec::new(),
+            env_remove: Vec::new(),
+            git_guarded_roots: Vec::new(),
             network: true,
             spawn: true,
             limits: Limits::default(),
@@ -109,44 +133,14 @@ pub struct Protected {
 }
 
 /// The paths inside a writable root that a sandboxed command must not change, because they
-/// make code run later outside the sandbox, or weaken the rules of later runs:
+/// weaken the rules of later runs: `.clineignore` (the rules that decide what is masked, for
+/// this and later runs) and `.clinerules/hooks` (toolhost's workspace hooks; they run only
+/// once trusted, but nothing should rewrite them behind the user's back). The root's git
+/// repositories, and every other one below it, are [`crate::git_guard`]'s.
 ///
-/// - `.git/hooks` and `.git/config` of the root's repository (hooks run, and the configuration
-///   names programs: `core.fsmonitor`, `core.hooksPath`, `core.pager`, filters, aliases,
-///   credential helpers); `.git/modules` (the submodules' own repositories, with their own
-///   hooks and configuration); and `.git` itself is pinned, so that it cannot be moved aside and
-///   replaced by a repository of the command's making. The rest of `.git` stays writable, so
-///   `git add`, `git commit` and `git fetch` work. (Codex makes all of `.git` read-only; that
-///   refuses every commit, which normal development needs.)
-/// - A `.git` *file* (a linked worktree or a submodule's checkout pointing at its repository):
-///   read-only, so it cannot be pointed at another repository.
-/// - `.clineignore` (the rules that decide what is masked, for this and later runs) and
-///   `.clinerules/hooks` (toolhost's workspace hooks; they run only once trusted, but nothing
-///   should rewrite them behind the user's back).
-///
-/// Paths that do not exist are not listed. Nested repositories below the root are not looked
-/// for (as in Codex): only the root's own `.git`.
+/// Paths that do not exist are not listed.
 pub fn protected_paths(root: &Path) -> Protected {
     let mut protected = Protected::default();
-    let git = root.join(".git");
-    match std::fs::symlink_metadata(&git) {
-        Ok(meta) if meta.is_dir() => {
-            protected.pinned.push(git.clone());
-            for name in ["config", "hooks", "modules"] {
-                let path = git.join(name);
-                if path.exists() {
-                    protected.read_only.push(path);
-                }
-            }
-            // A repository without a configuration file would take one the command writes.
-            if !git.join("config").exists() {
-                protected.pinned.clear();
-                protected.read_only = vec![git.clone()];
-            }
-        }
-        Ok(_) => protected.read_only.push(git),
-        Err(_) => {}
-    }
     for path in [
         root.join(".clineignore"),
         root.join(".clinerules").join("hooks"),
@@ -156,6 +150,17 @@ pub fn protected_paths(root: &Path) -> Protected {
         }
     }
     protected
+}
+
+/// Whether `name` is one of the variables `patterns` (names, or prefixes ending in `*`)
+/// remove from a command's environment.
+pub fn env_removed(name: &str, patterns: &[String]) -> bool {
+    patterns
+        .iter()
+        .any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == pattern,
+        })
 }
 
 /// A part of a policy the kernel cannot enforce, and what running without it means.
@@ -191,7 +196,9 @@ impl SandboxPolicy {
     pub fn needs_mounts(&self) -> bool {
         !(self.masked_paths.is_empty()
             && self.read_only_paths.is_empty()
-            && self.pinned_paths.is_empty())
+            && self.pinned_paths.is_empty()
+            && self.private_tmp.is_empty()
+            && self.git_guarded_roots.is_empty())
     }
 
     /// The policy as compact JSON (what `--policy` takes).
@@ -228,13 +235,16 @@ impl SandboxPolicy {
             };
             missing.push(Missing {
                 feature,
-                effect: "ignored files are not hidden and .git/hooks and .git/config are not \
-                         protected (they need a mount namespace)"
+                effect: "ignored files are not hidden, git's hooks and configuration are not \
+                         protected, and the temporary directories are shared (they need a mount \
+                         namespace)"
                     .to_string(),
             });
             policy.masked_paths.clear();
             policy.read_only_paths.clear();
             policy.pinned_paths.clear();
+            policy.private_tmp.clear();
+            policy.git_guarded_roots.clear();
         }
         if !policy.spawn && !support.seccomp {
             missing.push(Missing {
@@ -289,29 +299,29 @@ mod tests {
     }
 
     #[test]
-    fn git_files_are_protected() {
+    fn variables_are_removed_by_name_or_prefix() {
+        let patterns = ["TOOLHOST_*".to_string(), "GITHUB_TOKEN".to_string()];
+        assert!(env_removed("TOOLHOST_MCP_TOKEN", &patterns));
+        assert!(env_removed("GITHUB_TOKEN", &patterns));
+        assert!(!env_removed("GITHUB_TOKENS", &patterns));
+        assert!(!env_removed("PATH", &patterns));
+        assert!(!env_removed("TOOLHOST", &patterns));
+    }
+
+    #[test]
+    fn the_rules_and_hooks_are_protected() {
         let Ok(dir) = tempfile::tempdir() else {
             return;
         };
         let root = dir.path();
         assert_eq!(protected_paths(root), Protected::default());
-        std::fs::create_dir_all(root.join(".git/hooks")).ok();
-        std::fs::write(root.join(".git/config"), "").ok();
+        std::fs::create_dir_all(root.join(".clinerules/hooks")).ok();
         std::fs::write(root.join(".clineignore"), ".env\n").ok();
         let protected = protected_paths(root);
-        assert_eq!(protected.pinned, [root.join(".git")]);
+        assert!(protected.pinned.is_empty());
         assert_eq!(
             protected.read_only,
-            [
-                root.join(".git/config"),
-                root.join(".git/hooks"),
-                root.join(".clineignore")
-            ]
-        );
-        std::fs::remove_file(root.join(".git/config")).ok();
-        assert_eq!(
-            protected_paths(root).read_only,
-            [root.join(".git"), root.join(".clineignore")]
+            [root.join(".clineignore"), root.join(".clinerules/hooks")]
         );
     }
 

@@ -21,6 +21,8 @@ pub enum Feature {
     Seccomp,
     /// A way to limit the number of processes.
     ProcessLimit,
+    /// A memory cgroup of the command's own (else each process is limited by itself).
+    MemoryCgroup,
 }
 
 impl Feature {
@@ -34,6 +36,7 @@ impl Feature {
             Self::NetworkNamespaces => "netns",
             Self::Seccomp => "seccomp",
             Self::ProcessLimit => "process-limit",
+            Self::MemoryCgroup => "memory-cgroup",
         }
     }
 }
@@ -58,6 +61,10 @@ pub struct Support {
     pub privileged: bool,
     /// Whether `pid_max` is per PID namespace (Linux 6.14 and later): the process limit.
     pub pid_max_per_namespace: bool,
+    /// Whether a memory cgroup can be made for a command (its memory limit then holds for
+    /// everything it starts together; else for each process).
+    #[serde(default)]
+    pub memory_cgroup: bool,
 }
 
 impl Support {
@@ -72,6 +79,7 @@ impl Support {
             seccomp: true,
             privileged: false,
             pid_max_per_namespace: true,
+            memory_cgroup: true,
         }
     }
 
@@ -135,6 +143,7 @@ pub fn simulated_missing() -> Vec<Feature> {
         Feature::NetworkNamespaces,
         Feature::Seccomp,
         Feature::ProcessLimit,
+        Feature::MemoryCgroup,
     ];
     value
         .split(',')

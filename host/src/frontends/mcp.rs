@@ -138,6 +138,11 @@ fn run_http(
     approval: ApprovalMode,
     build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
+    if let Some(file) = &args.token_file {
+        crate::sandbox::own_files::hide_from_commands(
+            std::path::absolute(file).unwrap_or_else(|_| file.clone()),
+        );
+    }
     let options = super::mcp_http::HttpOptions {
         addr: super::mcp_http::parse_addr(addr)?,
         token: super::mcp_http::token(args.token_file.as_deref())?,

@@ -256,11 +256,7 @@ fn default_file() -> Option<PathBuf> {
     if let Some(file) = std::env::var_os(TRUST_FILE_ENV).filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(file));
     }
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(config.join("toolhost").join("trusted-hooks.json"))
+    Some(crate::settings::config_dir()?.join("trusted-hooks.json"))
 }
 
 /// Who may approve an untrusted workspace script on this call.

@@ -259,11 +259,13 @@ impl Placement {
         Ok(Launch {
             program,
             library: library.to_path_buf(),
+            image: None,
             plugin,
             config: WorkerConfig {
                 host_pid: i32::try_from(std::process::id()).unwrap_or(0),
                 limits,
                 sandbox: self.sandbox(&options, &temp_dir)?,
+                library_sha256: String::new(),
             },
             env: options.env.clone().unwrap_or_default(),
             temp_dir,
@@ -287,9 +289,8 @@ impl Placement {
         if fs == FsGrant::Full && network && spawn {
             return Ok(None);
         }
+        // The library itself needs no grant: it is a sealed copy in memory.
         let mut readable: Vec<PathBuf> = SYSTEM_READABLE.iter().map(PathBuf::from).collect();
-        // The private copies of the libraries the workers load.
-        readable.push(super::private_dir::path()?.to_path_buf());
         // Its own temporary directory (its `TMPDIR`), never the shared one: that holds other
         // programs' files.
         let mut writable = vec![temp_dir.to_path_buf()];

@@ -24,6 +24,7 @@ use super::abi::library::{self, Manifest};
 pub use super::error::LoadError;
 use super::handler::{HandlerApi, OpenedPlugin};
 use super::isolation::{Isolation, Placement};
+use super::sealed::SealedLibrary;
 use super::worker::{Launch, WorkerPlugin};
 
 /// A plugin library: loaded, or known from the plugin index and loaded on first use.
@@ -214,13 +215,11 @@ pub fn load(path: &Path) -> Result<PluginInfo, LoadError> {
 
 /// Loads a private copy of the library at `path`, so that it can be loaded again after the
 /// file changes: the dynamic loader hands back the already loaded image for a path (and for a
-/// file with the same inode), so every generation needs a file of its own. The copy is removed
-/// once mapped; the mapping stays.
+/// file with the same inode), so every generation needs a file of its own. The copy is sealed
+/// in memory ([`SealedLibrary`]) and dropped once mapped; the mapping stays.
 pub fn load_copy(path: &Path) -> Result<PluginInfo, LoadError> {
-    let copy = private_copy(path, "generation")?;
-    let loaded = load_mapped(&copy, path);
-    let _ = std::fs::remove_file(&copy);
-    loaded
+    let copy = SealedLibrary::copy(path)?;
+    load_mapped(&copy.path(), path)
 }
 
 /// Loads the library at `path` where `placement` says it runs; `copy`: a private copy when
@@ -261,32 +260,16 @@ fn load_isolated(
     Ok(info)
 }
 
-/// Opens the library at `path` inside a worker process: the ABI checks, the manifest's, the
-/// handlers; what the worker serves.
-pub fn open_in_worker(path: &Path) -> Result<(Manifest, Arc<dyn OpenedPlugin>), LoadError> {
-    let opened = library::open(path)?;
+/// Opens the library copy at `mapped` inside a worker process (`origin`: the library file it
+/// was copied from): the ABI checks, the manifest's, the handlers; what the worker serves.
+pub fn open_in_worker(
+    mapped: &Path,
+    origin: &Path,
+) -> Result<(Manifest, Arc<dyn OpenedPlugin>), LoadError> {
+    let opened = library::open(mapped)?;
     let manifest = opened.manifest();
-    check_manifest(path, manifest.clone())?;
+    check_manifest(origin, manifest.clone())?;
     Ok((manifest, opened.start()?))
-}
-
-/// A copy of `library` in this process's private directory ([`super::private_dir`]), named
-/// with `purpose` and a generation number.
-pub fn private_copy(library: &Path, purpose: &str) -> Result<PathBuf, LoadError> {
-    static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = super::private_dir::path()?;
-    let stem = library
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let copy = dir.join(format!(
-        "{stem}-{purpose}-{generation}.{}",
-        super::discovery::LIBRARY_EXTENSION
-    ));
-    std::fs::copy(library, &copy)
-        .map_err(|e| LoadError::Open(format!("cannot copy {}: {e}", library.display())))?;
-    Ok(copy)
 }
 
 /// Opens `mapped`, recording `origin` as the plugin's file.

@@ -18,6 +18,7 @@ pub mod loader;
 pub(crate) mod private_dir;
 pub mod registry;
 pub(crate) mod runtime_tools;
+pub(crate) mod sealed;
 pub(crate) mod watch;
 pub(crate) mod worker;
 

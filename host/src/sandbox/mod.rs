@@ -19,6 +19,7 @@
 //! no process outlives it.
 
 mod ignored;
+pub(crate) mod own_files;
 mod policy;
 pub(crate) mod settings;
 pub(crate) mod supervisor;
@@ -71,11 +72,14 @@ fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Valu
     }
     let limits = Limits {
         max_processes: Some(settings.max_processes),
+        max_memory_bytes: Some(settings.max_memory_mb.saturating_mul(1 << 20)),
+        max_tmp_bytes: Some(settings.max_tmp_mb.saturating_mul(1 << 20)),
         ..Limits::default()
     };
     let wanted = if escalated {
         SandboxPolicy {
             limits,
+            env_remove: policy::ENV_REMOVED.iter().map(|p| p.to_string()).collect(),
             ..SandboxPolicy::containment_only()
         }
     } else {
@@ -114,6 +118,10 @@ fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Valu
         "mode": mode,
         "network": policy.network,
         "writable_roots": policy.writable_roots,
+        "private_tmp": policy.private_tmp,
+        "max_memory_mb": policy.limits.max_memory_bytes.map(|b| b >> 20),
+        "max_tmp_mb": policy.limits.max_tmp_bytes.map(|b| b >> 20),
+        "memory_cgroup": support().memory_cgroup,
         "warning": warning,
     }))
 }

@@ -3,12 +3,28 @@
 
 use std::path::PathBuf;
 
-use tool_api::workspace::ignore::ClineIgnore;
+use tool_api::workspace::ignore::{self, ClineIgnore};
 use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy};
 
 use super::ignored::ignored_paths;
+use super::own_files::own_files;
 use super::settings::SandboxSettings;
 use crate::call::Host;
+
+/// The variables no command sees: toolhost's own (a token, where its settings are).
+pub(super) const ENV_REMOVED: [&str; 1] = ["TOOLHOST_*"];
+
+/// The temporary directories each command gets a private one of: `/tmp`, `$TMPDIR` and
+/// `/dev/shm` (POSIX shared memory).
+fn private_tmp_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![
+        PathBuf::from("/tmp"),
+        std::env::temp_dir(),
+        "/dev/shm".into(),
+    ];
+    dirs.dedup();
+    dirs
+}
 
 /// Most masks one command gets (each is a mount, and the policy travels on the command line).
 const MAX_MASKS: usize = 2_000;
@@ -58,8 +74,7 @@ fn cargo_home() -> PathBuf {
 
 /// What stays read-only inside the writable caches: Cargo's installed programs
 /// (`bin/`), its configuration (which can name a compiler wrapper), credentials and `env`
-/// script; toolhost's own cache (the plugin index) and the host's private directory (the
-/// library copies its workers load).
+/// script; toolhost's own cache (the plugin index).
 pub fn cache_protected() -> Vec<PathBuf> {
     let cargo = cargo_home();
     let mut paths: Vec<PathBuf> = [
@@ -76,9 +91,6 @@ pub fn cache_protected() -> Vec<PathBuf> {
     paths.push(cache_dir().join("toolhost"));
     if let Some(index) = std::env::var_os("TOOLHOST_PLUGIN_INDEX") {
         paths.push(PathBuf::from(index));
-    }
-    if let Ok(private) = crate::plugins::private_dir::path() {
-        paths.push(private.to_path_buf());
     }
     paths.retain(|p| p.is_absolute() && p.exists());
     paths
@@ -117,21 +129,41 @@ pub(super) fn build(
         let protected = toolhost_sandbox::protected_paths(root);
         policy.read_only_paths.extend(protected.read_only);
         policy.pinned_paths.extend(protected.pinned);
+        // The files `!include` pulls in decide what is hidden as much as `.clineignore` does.
+        policy.read_only_paths.extend(
+            ignore::included_files(root)
+                .into_iter()
+                .filter(|p| p.exists()),
+        );
     }
+    // Nothing of another program's (or another toolhost's) in the shared temporary
+    // directories is seen, and nothing the command leaves there outlives it.
+    policy.private_tmp = private_tmp_dirs();
+    policy
+        .keep_visible
+        .extend(roots.iter().map(|(root, _)| root.clone()));
+    policy
+        .keep_visible
+        .extend(std::env::var_os("HOME").map(PathBuf::from));
+    policy.env_remove = ENV_REMOVED.iter().map(|p| p.to_string()).collect();
     if settings.sandbox == FilesystemMode::WorkspaceWrite {
         policy
             .writable_roots
             .extend(roots.iter().map(|(r, _)| r.clone()));
-        policy.writable_roots.push(std::env::temp_dir());
         for root in &extra {
             let protected = toolhost_sandbox::protected_paths(root);
             policy.read_only_paths.extend(protected.read_only);
             policy.pinned_paths.extend(protected.pinned);
         }
+        if settings.git_guard {
+            policy.git_guarded_roots = policy.writable_roots.clone();
+            policy.git_guarded_roots.extend(extra.iter().cloned());
+        }
         policy.writable_roots.extend(extra);
         policy.writable_roots.extend(default_cache_roots());
         policy.read_only_paths.extend(cache_protected());
     }
+    policy.masked_paths.extend(own_files(host.settings()));
     if settings.mask_ignored {
         for (root, rules) in &roots {
             if let Some(rules) = rules {

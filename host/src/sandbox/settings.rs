@@ -21,6 +21,13 @@ pub struct SandboxSettings {
     pub sandbox_required: bool,
     /// Processes a command may have at once.
     pub max_processes: u64,
+    /// Memory a command may use, in MiB (all of its processes where a cgroup can be made,
+    /// else each of them).
+    pub max_memory_mb: u64,
+    /// Size of each of a command's private temporary directories, in MiB.
+    pub max_tmp_mb: u64,
+    /// Whether the git repositories below the writable roots are guarded.
+    pub git_guard: bool,
     /// The settings section the keys came from, as messages name it.
     #[serde(skip)]
     pub section: String,
@@ -35,6 +42,9 @@ impl Default for SandboxSettings {
             mask_ignored: true,
             sandbox_required: false,
             max_processes: 2048,
+            max_memory_mb: 4096,
+            max_tmp_mb: 1024,
+            git_guard: true,
             section: "sandbox".to_string(),
         }
     }
@@ -55,6 +65,9 @@ impl SandboxSettings {
             "mask_ignored",
             "sandbox_required",
             "max_processes",
+            "max_memory_mb",
+            "max_tmp_mb",
+            "git_guard",
         ] {
             if let Some(value) = section.get(key) {
                 keys.insert(key.to_string(), value.clone());

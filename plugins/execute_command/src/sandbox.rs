@@ -29,9 +29,22 @@ pub struct Wrap {
     /// Where it may write (workspace-write).
     #[serde(default)]
     pub writable_roots: Vec<PathBuf>,
+    /// The temporary directories that are the command's own (emptied when it ends).
+    #[serde(default)]
+    pub private_tmp: Vec<PathBuf>,
     /// A one-time warning: a part of the sandbox this system cannot enforce.
     #[serde(default)]
     pub warning: Option<String>,
+    /// The command's memory limit, in MiB (`None`: none).
+    #[serde(default)]
+    pub max_memory_mb: Option<u64>,
+    /// The size of each of its private temporary directories, in MiB.
+    #[serde(default)]
+    pub max_tmp_mb: Option<u64>,
+    /// Whether the memory limit holds for the command as a whole (a cgroup), not for each
+    /// process.
+    #[serde(default)]
+    pub memory_cgroup: bool,
 }
 
 fn yes() -> bool {
@@ -100,13 +113,82 @@ const NETWORK_DENIALS: [&str; 16] = [
     "dns error",
 ];
 
-/// The note after the output when the sandbox seems to have denied something, naming what and
-/// how to ask for a run outside it.
+/// What the supervisor prints when the kernel killed a process for the memory limit.
+const MEMORY_KILLED: &str = "toolhost sandbox: the memory limit was reached";
+
+/// What programs print when an allocation failed.
+const ALLOCATION_FAILURES: [&str; 6] = [
+    "memoryerror",
+    "cannot allocate memory",
+    "out of memory",
+    "std::bad_alloc",
+    "memory allocation of",
+    "allocation failed",
+];
+
+/// The note after the output when the sandbox or its limits seem to have stopped something,
+/// naming what and how to allow it: a run outside the sandbox, or a larger limit.
 pub fn denial_note(wrap: &Wrap, lines: &[String]) -> Option<String> {
+    let lower: Vec<String> = lines.iter().map(|l| l.to_lowercase()).collect();
+    let notes: Vec<String> = [sandbox_note(wrap, &lower), limits_note(wrap, &lower)]
+        .into_iter()
+        .flatten()
+        .collect();
+    (!notes.is_empty()).then(|| notes.join(" "))
+}
+
+/// The limits the command may have reached, and the settings that raise them.
+fn limits_note(wrap: &Wrap, lower: &[String]) -> Option<String> {
+    let mut notes = Vec::new();
+    if let Some(mb) = wrap.max_memory_mb {
+        let killed = lower.iter().any(|l| l.contains(MEMORY_KILLED));
+        let failed = lower
+            .iter()
+            .any(|l| ALLOCATION_FAILURES.iter().any(|p| l.contains(p)));
+        if killed {
+            notes.push(format!(
+                "The command was stopped by its memory limit ({mb} MiB for the command and \
+                 everything it started)."
+            ));
+        } else if failed {
+            let whole = if wrap.memory_cgroup {
+                "for the command and everything it started"
+            } else {
+                "for each of its processes"
+            };
+            notes.push(format!(
+                "The command may have reached its memory limit ({mb} MiB {whole})."
+            ));
+        }
+        if killed || failed {
+            notes.push(format!(
+                "If the task needs more, the user can raise {SECTION}.max_memory_mb in the \
+                 settings."
+            ));
+        }
+    }
+    if let Some(mb) = wrap.max_tmp_mb.filter(|_| !wrap.private_tmp.is_empty()) {
+        if lower.iter().any(|l| l.contains("no space left on device")) {
+            notes.push(format!(
+                "A temporary directory may be full: each of the command's own ({}) holds at most \
+                 {mb} MiB; the user can raise {SECTION}.max_tmp_mb, or the command can write to \
+                 the workspace instead.",
+                wrap.private_tmp
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    (!notes.is_empty()).then(|| notes.join(" "))
+}
+
+/// What the sandbox may have denied, and how to ask for a run outside it.
+fn sandbox_note(wrap: &Wrap, lower: &[String]) -> Option<String> {
     if !wrap.confines() {
         return None;
     }
-    let lower: Vec<String> = lines.iter().map(|l| l.to_lowercase()).collect();
     let network = !wrap.network
         && lower
             .iter()
@@ -120,15 +202,26 @@ pub fn denial_note(wrap: &Wrap, lines: &[String]) -> Option<String> {
         denied.push(if wrap.mode == "read-only" {
             "writing files (the sandbox is read-only)".to_string()
         } else {
-            let roots: Vec<String> = wrap
-                .writable_roots
-                .iter()
-                .map(|r| r.display().to_string())
-                .collect();
+            let list = |paths: &[PathBuf]| {
+                paths
+                    .iter()
+                    .map(|r| r.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let private = if wrap.private_tmp.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; the temporary directories {} are the command's own and emptied when it \
+                     ends",
+                    list(&wrap.private_tmp)
+                )
+            };
             format!(
-                "writing outside the writable roots ({}), or to .git/hooks, .git/config or a \
-                 file hidden by .clineignore",
-                roots.join(", ")
+                "writing outside the writable roots ({}{private}), or to git's hooks and \
+                 configuration or a file hidden by .clineignore",
+                list(&wrap.writable_roots)
             )
         });
     }
@@ -157,8 +250,12 @@ mod tests {
             argv_prefix: vec!["toolhost".into()],
             mode: "workspace-write".into(),
             network,
-            writable_roots: vec!["/w".into(), "/tmp".into()],
+            writable_roots: vec!["/w".into()],
+            private_tmp: vec!["/tmp".into()],
             warning: None,
+            max_memory_mb: Some(512),
+            max_tmp_mb: Some(64),
+            memory_cgroup: false,
         }
     }
 
@@ -174,7 +271,10 @@ mod tests {
         )
         .unwrap_or_default();
         assert!(
-            note.contains("writing outside the writable roots (/w, /tmp)"),
+            note.contains(
+                "writing outside the writable roots (/w; the temporary directories /tmp are the \
+                 command's own and emptied when it ends)"
+            ),
             "{note}"
         );
         assert!(note.contains("sandbox_escalation"), "{note}");
@@ -194,6 +294,29 @@ mod tests {
             note.contains("the network") && !note.contains("writing"),
             "{note}"
         );
+    }
+
+    #[test]
+    fn limits_are_named_with_their_settings() {
+        let note = denial_note(
+            &confined(true),
+            &lines("toolhost sandbox: the memory limit was reached (512 MiB): the kernel killed"),
+        )
+        .unwrap_or_default();
+        assert!(
+            note.contains("stopped by its memory limit (512 MiB"),
+            "{note}"
+        );
+        assert!(note.contains("execute_command.max_memory_mb"), "{note}");
+        let note = denial_note(&confined(true), &lines("MemoryError")).unwrap_or_default();
+        assert!(note.contains("512 MiB for each of its processes"), "{note}");
+        let note = denial_note(
+            &confined(true),
+            &lines("dd: error writing: No space left on device"),
+        )
+        .unwrap_or_default();
+        assert!(note.contains("execute_command.max_tmp_mb"), "{note}");
+        assert!(note.contains("(/tmp) holds at most 64 MiB"), "{note}");
     }
 
     #[test]

@@ -113,27 +113,66 @@ impl ClineIgnore {
     }
 }
 
+/// The files `<root>/.clineignore` pulls in with `!include` (absolute, whether they exist or
+/// not): they decide what is blocked as much as `.clineignore` itself, so they are protected
+/// as it is.
+pub fn included_files(root: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(root.join(FILE_NAME)) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(include_target)
+        .map(|file| super::normalize(&root.join(file)))
+        .collect()
+}
+
+/// The file an `!include FILE` line names.
+fn include_target(line: &str) -> Option<&str> {
+    line.trim_end_matches('\r')
+        .trim()
+        .strip_prefix("!include ")
+        .map(str::trim)
+}
+
 /// The file's lines with every `!include FILE` line replaced by that file's lines (one level;
 /// missing files are skipped), joined with `\n`. Carriage returns at line ends are dropped.
+///
+/// Each included file inside the root also gets a rule that blocks it, as `.clineignore`
+/// blocks itself (Cline leaves it readable and writable: emptying it would unblock what it
+/// lists). The rule is part of the expanded text, so it travels with the rules to plugins.
 fn expand_includes(root: &Path, text: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     for line in text.lines() {
         let line = line.trim_end_matches('\r');
-        match line.trim().strip_prefix("!include ") {
+        match include_target(line) {
             Some(file) => {
-                let included: PathBuf = root.join(file.trim());
-                if let Ok(included) = std::fs::read_to_string(included) {
-                    lines.extend(
-                        included
-                            .lines()
-                            .map(|l| l.trim_end_matches('\r').to_string()),
-                    );
+                let included: PathBuf = root.join(file);
+                if let Ok(rules) = std::fs::read_to_string(&included) {
+                    lines.extend(rules.lines().map(|l| l.trim_end_matches('\r').to_string()));
+                }
+                if let Ok(relative) = super::normalize(&included).strip_prefix(root) {
+                    if !relative.as_os_str().is_empty() {
+                        lines.push(anchored_rule(relative));
+                    }
                 }
             }
             None => lines.push(line.to_string()),
         }
     }
     lines.join("\n")
+}
+
+/// A gitignore rule that matches exactly `relative` (from the root): anchored with a leading
+/// `/`, with the pattern characters escaped.
+fn anchored_rule(relative: &Path) -> String {
+    let mut rule = String::from("/");
+    for c in relative.to_string_lossy().chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\' | '!' | '#' | ' ') {
+            rule.push('\\');
+        }
+        rule.push(c);
+    }
+    rule
 }
 
 #[cfg(test)]
@@ -186,6 +225,35 @@ mod tests {
         assert_eq!(ignore.blocking_rule(Path::new(""), true), None);
         let again = ClineIgnore::from_expanded(root, ignore.expanded_text().unwrap_or(""));
         assert!(again.blocks(Path::new(".env"), false));
+    }
+
+    #[test]
+    fn included_files_are_blocked_as_the_rules_are() {
+        let Ok(dir) = tempfile::tempdir() else {
+            return;
+        };
+        let root = dir.path();
+        std::fs::create_dir(root.join("rules")).ok();
+        std::fs::write(root.join("rules/secret list[1].txt"), "vault/\n").ok();
+        std::fs::write(
+            root.join(FILE_NAME),
+            ".env\n!include rules/secret list[1].txt\n!include ../outside.txt\n",
+        )
+        .ok();
+        let ignore = ClineIgnore::load(root);
+        assert!(ignore.blocks(Path::new("vault/a"), false));
+        assert!(ignore.blocks(Path::new("rules/secret list[1].txt"), false));
+        assert!(!ignore.blocks(Path::new("rules/secret list1.txt"), false));
+        assert!(!ignore.blocks(Path::new("rules/other.txt"), false));
+        let again = ClineIgnore::from_expanded(root, ignore.expanded_text().unwrap_or(""));
+        assert!(again.blocks(Path::new("rules/secret list[1].txt"), false));
+        assert_eq!(
+            included_files(root),
+            [
+                root.join("rules/secret list[1].txt"),
+                root.parent().unwrap_or(root).join("outside.txt")
+            ]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The file system rules (Landlock): everything readable and executable (or only the readable
 //! roots, when the policy names them); writable only beneath
-//! the writable roots (workspace-write) and a few device files; without network, TCP refused
+//! the writable roots and the private temporary directories (workspace-write) and a few device
+//! files; without network, TCP refused
 //! and abstract Unix sockets outside the sandbox out of reach; signals to processes outside
 //! the sandbox refused.
 //!
@@ -86,7 +87,7 @@ pub fn restrict(policy: &SandboxPolicy, abi: u32) -> Result<u32, SandboxError> {
             created = add(created, Path::new(dir), read | file_write)?;
         }
         if policy.filesystem == FilesystemMode::WorkspaceWrite {
-            for root in &policy.writable_roots {
+            for root in policy.writable_roots.iter().chain(&policy.private_tmp) {
                 created = add(created, root, handled_fs)?;
             }
             for extra in WORKSPACE_WRITE_EXTRA {

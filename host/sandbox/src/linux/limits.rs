@@ -13,17 +13,22 @@ use crate::SandboxError;
 const PID_MAX_MIN: u64 = 301;
 
 /// Applies `limits`; `pid_namespace`: the caller is the first process of a new PID namespace
-/// with its own `/proc`; `user_namespace`: it runs in a new user namespace.
+/// with its own `/proc`; `user_namespace`: it runs in a new user namespace; `memory_cgroup`:
+/// the memory limit is a cgroup's already, else each process gets it as `RLIMIT_DATA` (the
+/// heap and private writable mappings: unlike `RLIMIT_AS`, address space reserved but not
+/// writable, as runtimes like V8 and Go reserve it, does not count).
 pub fn apply(
     limits: &Limits,
     pid_namespace: bool,
     user_namespace: bool,
+    memory_cgroup: bool,
 ) -> Result<(), SandboxError> {
     if let Some(max) = limits.max_processes {
         processes(max, pid_namespace, user_namespace)?;
     }
+    let memory = limits.max_memory_bytes.filter(|_| !memory_cgroup);
     for (limit, resource, what) in [
-        (limits.max_memory_bytes, Resource::RLIMIT_AS, "memory"),
+        (memory, Resource::RLIMIT_DATA, "memory"),
         (limits.max_cpu_secs, Resource::RLIMIT_CPU, "CPU time"),
         (limits.max_open_files, Resource::RLIMIT_NOFILE, "open files"),
     ] {

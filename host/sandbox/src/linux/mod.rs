@@ -1,6 +1,7 @@
 //! The Linux implementation.
 
 pub mod caps;
+pub mod cgroup;
 pub mod confine;
 pub mod landlock_rules;
 pub mod limits;

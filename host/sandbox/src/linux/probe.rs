@@ -24,6 +24,8 @@ pub fn probe() -> Support {
         seccomp: seccomp(),
         privileged,
         pid_max_per_namespace: kernel_at_least(6, 14),
+        memory_cgroup: !is_simulated_missing(Feature::MemoryCgroup)
+            && super::cgroup::Cgroup::available(),
     };
     if is_simulated_missing(Feature::Landlock) {
         support.landlock_abi = None;

@@ -1,14 +1,17 @@
 //! The supervisor ([`run`]): two processes between the caller and the command.
 //!
 //! - The **outer** supervisor (the process the caller started) dies with its parent (its
-//!   death signal is SIGTERM, which it handles), enters the namespaces, forks the inner one
-//!   and waits for it; on SIGTERM/SIGINT/SIGHUP/SIGQUIT it passes SIGTERM on and kills the
-//!   inner one a second later if it is still there. At the end it takes the command's ending
-//!   as its own (an exit code, or the same signal).
+//!   death signal is SIGTERM, which it handles), looks through the git repositories it
+//!   guards, makes the memory cgroup, enters the namespaces, forks the inner one and waits for
+//!   it; on SIGTERM/SIGINT/SIGHUP/SIGQUIT it passes SIGTERM on and kills the inner one a
+//!   second later if it is still there. When the command has ended it sets aside what the
+//!   command made in the repositories, says when the memory limit killed it, and takes the
+//!   command's ending as its own (an exit code, or the same signal).
 //! - The **inner** supervisor is the first process of the PID namespace (without one, a child
 //!   subreaper). It dies with the outer one (SIGKILL; a PID namespace ends with its first
-//!   process), mounts, limits, confines itself (Landlock, seccomp) and forks the command, which
-//!   drops every capability and runs. When the command ends it kills everything that is left
+//!   process), enters the memory cgroup, mounts, limits, confines itself (Landlock, seccomp)
+//!   and forks the command, which drops every capability and runs with the policy's
+//!   variables removed from its environment. When the command ends it kills everything that is left
 //!   and reports the command's wait status to the outer supervisor through a pipe.
 //!
 //! Two processes because a process cannot enter a PID namespace itself: only its children
@@ -17,7 +20,7 @@
 use std::ffi::{CString, OsString};
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::time::{Duration, Instant};
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
@@ -26,9 +29,11 @@ use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{fork, ForkResult, Pid};
 
+use super::cgroup::Cgroup;
 use super::namespaces::Entered;
 use super::{caps, landlock_rules, limits, mounts, namespaces, net_filter, probe, reap, signals};
-use crate::policy::{FilesystemMode, SandboxPolicy};
+use crate::git_guard::Repositories;
+use crate::policy::{env_removed, FilesystemMode, SandboxPolicy};
 use crate::support::{is_simulated_missing, Feature};
 use crate::{SandboxError, MESSAGE_PREFIX, SETUP_FAILED};
 
@@ -65,6 +70,10 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
     // Orphans of the inner supervisor (if it is killed without a PID namespace) come here.
     prctl::set_child_subreaper(true)
         .map_err(|e| SandboxError::setup("become a child subreaper", e))?;
+    let mut policy = policy.clone();
+    let repositories = guard_repositories(&mut policy)?;
+    let policy = &policy;
+    let cgroup = policy.limits.max_memory_bytes.and_then(Cgroup::create);
     let entered = namespaces::enter(policy)?;
     let (alive_reader, alive_writer) = pipe()?;
     let (status_reader, status_writer) = pipe()?;
@@ -74,7 +83,14 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
         ForkResult::Child => {
             drop(alive_writer);
             drop(status_reader);
-            let code = match inner(policy, &argv, entered, &alive_reader, status_writer) {
+            let code = match inner(
+                policy,
+                &argv,
+                entered,
+                cgroup.as_ref(),
+                &alive_reader,
+                status_writer,
+            ) {
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("{MESSAGE_PREFIX}{e}");
@@ -90,9 +106,46 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
             drop(alive_writer);
             // Whatever the inner supervisor left (it was killed, without a PID namespace).
             reap::kill_descendants(GRACE);
+            if let Some(repositories) = repositories {
+                for set_aside in repositories.set_aside_new() {
+                    eprintln!("{MESSAGE_PREFIX}{}", set_aside.message());
+                }
+            }
+            if let Some(cgroup) = cgroup {
+                if cgroup.oom_killed() {
+                    let limit = policy.limits.max_memory_bytes.unwrap_or_default();
+                    eprintln!(
+                        "{MESSAGE_PREFIX}{MEMORY_LIMIT_REACHED} ({} MiB): the kernel killed the \
+                         command or a process it started",
+                        limit >> 20
+                    );
+                }
+                cgroup.remove();
+            }
             Ok(finish(ending))
         }
     }
+}
+
+/// The start of the supervisor's line when the memory cgroup's limit killed a process.
+pub const MEMORY_LIMIT_REACHED: &str = "the memory limit was reached";
+
+/// Looks through the repositories below the policy's guarded roots and adds the mounts that
+/// protect what exists of them to the policy.
+fn guard_repositories(policy: &mut SandboxPolicy) -> Result<Option<Repositories>, SandboxError> {
+    if policy.git_guarded_roots.is_empty() {
+        return Ok(None);
+    }
+    let repositories = Repositories::find(&policy.git_guarded_roots).map_err(|e| {
+        SandboxError::Refused(format!(
+            "{e}; narrow the writable roots, or turn the guard off with the sandbox setting \
+             git_guard = false"
+        ))
+    })?;
+    let protected = repositories.protected();
+    policy.pinned_paths.extend(protected.pinned);
+    policy.read_only_paths.extend(protected.read_only);
+    Ok(Some(repositories))
 }
 
 /// How the command ended, as the inner supervisor reported it.
@@ -163,6 +216,7 @@ fn inner(
     policy: &SandboxPolicy,
     argv: &[CString],
     entered: Entered,
+    cgroup: Option<&Cgroup>,
     alive: &OwnedFd,
     status: OwnedFd,
 ) -> Result<i32, SandboxError> {
@@ -181,10 +235,19 @@ fn inner(
         prctl::set_child_subreaper(true)
             .map_err(|e| SandboxError::setup("become a child subreaper", e))?;
     }
+    // Without the cgroup the limit is each process's own (RLIMIT_DATA).
+    let in_cgroup = cgroup.is_some_and(|cgroup| cgroup.enter().is_ok());
     if entered.mount {
         mounts::apply(policy, entered.pid)?;
+        // The working directory was looked up before the mounts: a directory mounted back
+        // into a private temporary directory is another mount of it, and the masks and
+        // read-only paths are on that one. Looked up again, it is the mounted one.
+        let cwd = std::env::current_dir()
+            .map_err(|e| SandboxError::setup("find the working directory", e))?;
+        std::env::set_current_dir(&cwd)
+            .map_err(|e| SandboxError::setup(format!("enter {}", cwd.display()), e))?;
     }
-    limits::apply(&policy.limits, entered.pid, entered.user)?;
+    limits::apply(&policy.limits, entered.pid, entered.user, in_cgroup)?;
     prctl::set_no_new_privs().map_err(|e| SandboxError::setup("set no_new_privs", e))?;
     confine(policy)?;
     let last_cap = caps::last_cap();
@@ -197,7 +260,7 @@ fn inner(
         ForkResult::Child => {
             signals::unblock_all();
             caps::drop_all(last_cap);
-            exec(argv)
+            exec(argv, &policy.env_remove)
         }
         ForkResult::Parent { child } => child,
     };
@@ -246,9 +309,19 @@ fn confine(policy: &SandboxPolicy) -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// Runs the command (in the forked child); never returns.
-fn exec(argv: &[CString]) -> ! {
-    let error = match nix::unistd::execvp(&argv[0], argv) {
+/// Runs the command (in the forked child) with the variables `env_remove` names taken out of
+/// its environment; never returns.
+fn exec(argv: &[CString], env_remove: &[String]) -> ! {
+    let env: Vec<CString> = std::env::vars_os()
+        .filter(|(name, _)| !env_removed(&name.to_string_lossy(), env_remove))
+        .filter_map(|(name, value)| {
+            let mut pair = name.into_vec();
+            pair.push(b'=');
+            pair.extend(value.into_vec());
+            CString::new(pair).ok()
+        })
+        .collect();
+    let error = match nix::unistd::execvpe(&argv[0], argv, &env) {
         Err(e) => e,
         Ok(never) => match never {},
     };

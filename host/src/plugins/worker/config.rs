@@ -54,6 +54,9 @@ pub struct WorkerConfig {
     pub limits: WorkerLimits,
     /// The sandbox it applies to itself before the library is opened (`None`: none).
     pub sandbox: Option<SandboxPolicy>,
+    /// The SHA-256 of the library copy the host sends (hex): the worker loads no other.
+    #[serde(default)]
+    pub library_sha256: String,
 }
 
 impl WorkerConfig {

@@ -1,7 +1,7 @@
 //! An isolated plugin: its handlers served by a worker process, started on first use and
 //! again after it ended, behind the same [`HandlerApi`] as an in-process library.
 //!
-//! Every worker of one plugin generation loads the same private copy of the library, so a
+//! Every worker of one plugin generation loads the same sealed copy of the library, so a
 //! worker started after a crash runs the build the host checked, even if the file has been
 //! replaced since (a replaced file is a new generation: hot swap). Crashes are counted: after
 //! [`CRASHES_TO_DISABLE`] within [`CRASH_WINDOW`] the plugin is disabled until a new build of
@@ -24,7 +24,7 @@ use super::protocol::Op;
 use crate::plugins::abi::library::Manifest;
 use crate::plugins::error::LoadError;
 use crate::plugins::handler::{Bounded, CallData, CallServices, HandlerApi, OpenedPlugin};
-use crate::plugins::loader::private_copy;
+use crate::plugins::sealed::SealedLibrary;
 
 /// Crashes within [`CRASH_WINDOW`] that disable a plugin.
 pub const CRASHES_TO_DISABLE: usize = 3;
@@ -48,8 +48,6 @@ pub struct WorkerPlugin {
 struct Shared {
     name: String,
     launch: Launch,
-    /// The private copy of the library; removed with the generation.
-    copy: PathBuf,
     specs: Vec<Result<Vec<ToolSpec>, String>>,
     /// The running workers, by the workspace roots their sandbox grants: a task over other
     /// roots than the host's (an MCP session following its client's roots) gets a worker of
@@ -69,26 +67,20 @@ impl WorkerPlugin {
         mut first: Launch,
         configure: impl FnOnce(&str) -> Result<Launch, LoadError>,
     ) -> Result<(Manifest, Self), LoadError> {
-        let copy = private_copy(library, "worker")?;
-        first.library = copy.clone();
-        let started = Connection::start(&first);
-        let (connection, ready) = match started {
-            Ok(started) => started,
-            Err(e) => {
-                let _ = std::fs::remove_file(&copy);
-                return Err(e);
-            }
-        };
+        let image = Arc::new(SealedLibrary::copy(library)?);
+        first.image = Some(image.clone());
+        first.config.library_sha256 = image.sha256().to_string();
+        let (connection, ready) = Connection::start(&first)?;
         let Ready { manifest, specs } = ready;
         let mut launch = match configure(&manifest.name) {
             Ok(launch) => launch,
             Err(e) => {
                 connection.stop("the host could not configure it");
-                let _ = std::fs::remove_file(&copy);
                 return Err(e);
             }
         };
-        launch.library = copy.clone();
+        launch.config.library_sha256 = image.sha256().to_string();
+        launch.image = Some(image);
         launch.plugin = manifest.name.clone();
         if launch.config != first.config || launch.env != first.env {
             connection.stop("restarted with the plugin's own settings");
@@ -96,7 +88,6 @@ impl WorkerPlugin {
         let shared = Arc::new(Shared {
             name: manifest.name.clone(),
             launch,
-            copy,
             specs,
             live: Mutex::new(Vec::new()),
             crashes: Mutex::default(),
@@ -170,7 +161,6 @@ impl Drop for Shared {
         {
             connection.stop("the plugin generation was replaced");
         }
-        let _ = std::fs::remove_file(&self.copy);
     }
 }
 

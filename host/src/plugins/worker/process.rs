@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::config::WorkerConfig;
 use super::serve::WORKER_MODE;
+use crate::plugins::sealed::SealedLibrary;
 
 /// Environment variables a worker always gets (when the host has them); everything else is
 /// left out unless the plugin's settings pass it on.
@@ -49,8 +50,11 @@ const TAIL_LINE_CHARS: usize = 300;
 pub struct Launch {
     /// The `toolhost` binary.
     pub program: PathBuf,
-    /// The library to load (the host's private copy).
+    /// The library file (its name is what messages show).
     pub library: PathBuf,
+    /// The sealed copy the worker loads (sent over its channel); set when the plugin's
+    /// generation starts.
+    pub image: Option<Arc<SealedLibrary>>,
     /// The name its output is logged under.
     pub plugin: String,
     /// Its limits and sandbox.
@@ -115,7 +119,16 @@ pub fn start(launch: &Launch) -> io::Result<Started> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    let image = launch
+        .image
+        .as_ref()
+        .ok_or_else(|| io::Error::other("no sealed copy of the library to send"))?;
     let mut child = command.spawn()?;
+    if let Err(e) = image.send(&host_end) {
+        kill_group(&child);
+        let _ = child.wait();
+        return Err(e);
+    }
     let output = Output::collect(&launch.plugin, &mut child);
     Ok(Started {
         child,

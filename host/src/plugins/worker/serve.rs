@@ -25,6 +25,7 @@ use super::remote::{Link, RemoteServices};
 use crate::plugins::error::LoadError;
 use crate::plugins::handler::{Cancellation, HandlerApi, OpenedPlugin};
 use crate::plugins::loader;
+use crate::plugins::sealed::ReceivedLibrary;
 
 /// The hidden mode of the `toolhost` binary.
 pub const WORKER_MODE: &str = "__plugin-worker";
@@ -59,11 +60,18 @@ fn main(args: Vec<std::ffi::OsString>) -> ExitCode {
         }
     };
     let link = Arc::new(Link::new(channel.try_clone().ok()));
+    let image = match ReceivedLibrary::receive(&channel, &config.library_sha256) {
+        Ok(image) => image,
+        Err(error) => {
+            link.send(&FromWorker::Refused { error });
+            return ExitCode::FAILURE;
+        }
+    };
     if let Err(error) = prepare(&config) {
         link.send(&FromWorker::Refused { error });
         return ExitCode::FAILURE;
     }
-    let plugin = match loader::open_in_worker(std::path::Path::new(library)) {
+    let plugin = match loader::open_in_worker(&image.path(), std::path::Path::new(library)) {
         Ok(plugin) => plugin,
         Err(error) => {
             link.send(&FromWorker::Refused { error });
