@@ -75,6 +75,9 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
     let policy = &policy;
     let cgroup = policy.limits.max_memory_bytes.and_then(Cgroup::create);
     let entered = namespaces::enter(policy)?;
+    // Without a PID namespace the command sees this process too (the user and group maps,
+    // written above, need it dumpable).
+    prctl::set_dumpable(false).map_err(|e| SandboxError::setup("become undumpable", e))?;
     let (alive_reader, alive_writer) = pipe()?;
     let (status_reader, status_writer) = pipe()?;
     // SAFETY: the supervisor has a single thread (run_sandboxed's contract), so the child
@@ -228,6 +231,10 @@ fn inner(
         Signal::SIGTERM
     };
     prctl::set_pdeathsig(death).map_err(|e| SandboxError::setup("set the death signal", e))?;
+    // The command shares this process's PID namespace: it must not read this process's
+    // environment (the caller's, whose variables the policy may remove from the command's) or
+    // memory. (`execve` makes the command dumpable again.)
+    prctl::set_dumpable(false).map_err(|e| SandboxError::setup("become undumpable", e))?;
     if outer_gone(alive) {
         return Ok(SETUP_FAILED);
     }
