@@ -317,6 +317,45 @@ fn files_clineignore_includes_are_protected_as_it_is() {
 }
 
 #[test]
+fn git_shows_no_committed_file_that_clineignore_blocks() {
+    let scene = Scene::new();
+    // A repository without such files: git works in commands.
+    std::fs::write(scene.ws.join(".clineignore"), ".env\nkeys/\n").unwrap();
+    let text = scene.execute("git log --oneline; git show HEAD:notes.md");
+    assert!(
+        text.contains("first") && text.contains("public notes"),
+        "{text}"
+    );
+    assert!(!text.contains("history of"), "{text}");
+    // A key committed once, and removed since; the .env committed and still there.
+    std::fs::create_dir(scene.ws.join("keys")).unwrap();
+    std::fs::write(scene.ws.join("keys/deploy.pem"), "hunter2-key\n").unwrap();
+    scene.git(&["add", "-f", "keys/deploy.pem", ".env"]);
+    scene.git(&["commit", "-qm", "oops"]);
+    scene.git(&["rm", "-rq", "keys"]);
+    scene.git(&["commit", "-qm", "removed"]);
+    let probes = "git show HEAD:.env; git show HEAD~1:keys/deploy.pem; \
+        git cat-file -p $(git rev-parse HEAD:.env); git grep hunter2 HEAD~1; \
+        git archive HEAD~1 | tar -xO; git clone -q . clone && cat clone/.env; \
+        python3 -c 'import glob, zlib; [print(zlib.decompress(open(f, \"rb\").read())) \
+        for f in glob.glob(\".git/objects/??/*\")]'; \
+        echo probes-done";
+    let text = scene.execute(probes);
+    assert!(text.contains("probes-done"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(
+        text.contains("holds files that .clineignore blocks (.env, keys/deploy.pem)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("execute_command.hide_committed_ignored"),
+        "{text}"
+    );
+    // The user's own git still has everything.
+    assert!(scene.git(&["show", "HEAD:.env"]).stdout.contains("hunter2"));
+}
+
+#[test]
 fn memory_and_temporary_space_are_limited_and_given_back() {
     let scene = Scene::new();
     std::fs::write(

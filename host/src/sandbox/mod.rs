@@ -18,6 +18,7 @@
 //! An `escalated` run (approved by the user outside the sandbox) keeps only the containment:
 //! no process outlives it.
 
+mod git_history;
 mod ignored;
 pub(crate) mod own_files;
 mod policy;
@@ -76,6 +77,7 @@ fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Valu
         max_tmp_bytes: Some(settings.max_tmp_mb.saturating_mul(1 << 20)),
         ..Limits::default()
     };
+    let mut notes = Vec::new();
     let wanted = if escalated {
         SandboxPolicy {
             limits,
@@ -83,7 +85,9 @@ fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Valu
             ..SandboxPolicy::containment_only()
         }
     } else {
-        policy::build(host, settings, limits).map_err(blocked)?
+        let built = policy::build(host, settings, limits).map_err(blocked)?;
+        notes = built.notes;
+        built.policy
     };
     let adapted = wanted.adapt(support());
     let mut warning = None;
@@ -105,6 +109,8 @@ fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Valu
             effects.join("; ")
         ));
     }
+    notes.extend(warning);
+    let warning = (!notes.is_empty()).then(|| notes.join(". "));
     let policy = adapted.policy;
     let prefix =
         toolhost_sandbox::argv_prefix(&supervisor::toolhost_program()?, SUPERVISOR_MODE, &policy);

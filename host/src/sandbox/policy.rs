@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use tool_api::workspace::ignore::{self, ClineIgnore};
 use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy};
 
+use super::git_history;
 use super::ignored::ignored_paths;
 use super::own_files::own_files;
 use super::settings::SandboxSettings;
@@ -97,11 +98,20 @@ pub fn cache_protected() -> Vec<PathBuf> {
 }
 
 /// The policy of a sandboxed run, from the settings, the workspace roots and `.clineignore`.
+/// A policy, and what the user is told about it once.
+pub(super) struct Built {
+    /// The policy.
+    pub policy: SandboxPolicy,
+    /// Notes for the user (each said once per process).
+    pub notes: Vec<String>,
+}
+
 pub(super) fn build(
     host: &Host,
     settings: &SandboxSettings,
     limits: Limits,
-) -> Result<SandboxPolicy, String> {
+) -> Result<Built, String> {
+    let mut notes = Vec::new();
     let roots: Vec<(PathBuf, Option<String>)> = host
         .workspace()
         .roots()
@@ -174,6 +184,12 @@ pub(super) fn build(
                     &roots,
                     &settings.section,
                 )?);
+                if settings.hide_committed_ignored {
+                    if let Some(leaked) = git_history::committed_ignored(root, &ignore) {
+                        notes.extend(git_history::note_once(root, &leaked, &settings.section));
+                        policy.masked_paths.push(leaked.objects);
+                    }
+                }
             }
         }
         if policy.masked_paths.len() > MAX_MASKS {
@@ -186,5 +202,5 @@ pub(super) fn build(
             ));
         }
     }
-    Ok(policy)
+    Ok(Built { policy, notes })
 }

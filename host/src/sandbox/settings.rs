@@ -28,6 +28,9 @@ pub struct SandboxSettings {
     pub max_tmp_mb: u64,
     /// Whether the git repositories below the writable roots are guarded.
     pub git_guard: bool,
+    /// Whether a repository whose history holds files `.clineignore` blocks has its objects
+    /// hidden from commands.
+    pub hide_committed_ignored: bool,
     /// The settings section the keys came from, as messages name it.
     #[serde(skip)]
     pub section: String,
@@ -45,6 +48,7 @@ impl Default for SandboxSettings {
             max_memory_mb: 4096,
             max_tmp_mb: 1024,
             git_guard: true,
+            hide_committed_ignored: true,
             section: "sandbox".to_string(),
         }
     }
@@ -68,6 +72,7 @@ impl SandboxSettings {
             "max_memory_mb",
             "max_tmp_mb",
             "git_guard",
+            "hide_committed_ignored",
         ] {
             if let Some(value) = section.get(key) {
                 keys.insert(key.to_string(), value.clone());
