@@ -364,9 +364,9 @@ fn memory_and_temporary_space_are_limited_and_given_back() {
     )
     .unwrap();
     let name = format!("escapes-{}", std::process::id());
-    let text = scene.execute(&format!(
-        "python3 -c 'b = bytearray(8 << 30); print(\"ALLOC\" + \"ATED\")'; echo memory-done"
-    ));
+    let text = scene.execute(
+        "python3 -c 'b = bytearray(8 << 30); print(\"ALLOC\" + \"ATED\")'; echo memory-done",
+    );
     assert!(
         text.contains("memory-done") && !text.contains("ALLOCATED"),
         "{text}"

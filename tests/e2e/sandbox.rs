@@ -409,7 +409,8 @@ fn a_fork_bomb_is_stopped_by_the_process_limit() {
         .execute(&format!(
             "python3 -c \"\nimport subprocess\nfailed = 0\nfor i in range(3000):\n    \
              try:\n        subprocess.Popen(['sleep', '{m}'])\n    \
-             except OSError:\n        failed += 1\nprint('failed', failed)\n\""
+             except OSError as e:\n        failed += 1\n        last = e\n\
+             print('failed', failed)\nprint(last)\n\""
         ))
         .stdout;
     let failed: usize = text
@@ -418,6 +419,12 @@ fn a_fork_bomb_is_stopped_by_the_process_limit() {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(0);
     assert!(failed > 2000, "{text}");
+    // The result says which limit, and how to raise it.
+    assert!(
+        text.contains("process limit (400 processes at once)")
+            && text.contains("execute_command.max_processes"),
+        "{text}"
+    );
     assert!(
         wait_for(Duration::from_secs(5), || with_marker(&m).is_empty()),
         "{}",

@@ -361,7 +361,7 @@ impl Budget {
         }
         self.entries -= 1;
         // The clock is read once every 1024 entries.
-        self.entries % 1024 != 0 || self.deadline.is_none_or(|d| Instant::now() < d)
+        !self.entries.is_multiple_of(1024) || self.deadline.is_none_or(|d| Instant::now() < d)
     }
 }
 

@@ -127,6 +127,7 @@ fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Valu
         "private_tmp": policy.private_tmp,
         "max_memory_mb": policy.limits.max_memory_bytes.map(|b| b >> 20),
         "max_tmp_mb": policy.limits.max_tmp_bytes.map(|b| b >> 20),
+        "max_processes": policy.limits.max_processes,
         "memory_cgroup": support().memory_cgroup,
         "warning": warning,
     }))

@@ -41,6 +41,9 @@ pub struct Wrap {
     /// The size of each of its private temporary directories, in MiB.
     #[serde(default)]
     pub max_tmp_mb: Option<u64>,
+    /// How many processes it may have at once.
+    #[serde(default)]
+    pub max_processes: Option<u64>,
     /// Whether the memory limit holds for the command as a whole (a cgroup), not for each
     /// process.
     #[serde(default)]
@@ -167,6 +170,19 @@ fn limits_note(wrap: &Wrap, lower: &[String]) -> Option<String> {
             ));
         }
     }
+    if let Some(max) = wrap.max_processes {
+        let refused = lower.iter().any(|l| {
+            l.contains("cannot fork")
+                || (l.contains("fork") && l.contains("resource temporarily unavailable"))
+                || l.contains("[errno 11] resource temporarily unavailable")
+        });
+        if refused {
+            notes.push(format!(
+                "The command may have reached its process limit ({max} processes at once); if \
+                 the task needs more, the user can raise {SECTION}.max_processes in the settings."
+            ));
+        }
+    }
     if let Some(mb) = wrap.max_tmp_mb.filter(|_| !wrap.private_tmp.is_empty()) {
         if lower.iter().any(|l| l.contains("no space left on device")) {
             notes.push(format!(
@@ -255,6 +271,7 @@ mod tests {
             warning: None,
             max_memory_mb: Some(512),
             max_tmp_mb: Some(64),
+            max_processes: Some(300),
             memory_cgroup: false,
         }
     }
@@ -317,6 +334,13 @@ mod tests {
         .unwrap_or_default();
         assert!(note.contains("execute_command.max_tmp_mb"), "{note}");
         assert!(note.contains("(/tmp) holds at most 64 MiB"), "{note}");
+        let note = denial_note(
+            &confined(true),
+            &lines("bash: fork: retry: Resource temporarily unavailable"),
+        )
+        .unwrap_or_default();
+        assert!(note.contains("process limit (300 processes"), "{note}");
+        assert!(note.contains("execute_command.max_processes"), "{note}");
     }
 
     #[test]
