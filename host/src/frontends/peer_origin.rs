@@ -1,0 +1,368 @@
+//! Whether a local TCP peer is a process that a toolhost tool call started: a descendant of a
+//! command supervisor (`toolhost __sandbox-exec`: sandboxed and escalated commands), of a
+//! plugin worker (`toolhost __plugin-worker`), of any toolhost instance of this machine, or of
+//! this host process itself (commands run with `sandbox = "off"`, hooks, MCP servers, in-process
+//! plugins). `toolhost mcp --http` refuses such peers: approvals must come from the user.
+//!
+//! The peer's socket is found in `/proc/net/tcp` and `tcp6` (local address = the peer's,
+//! remote = ours); its inode is then looked for among the descriptors of the processes under a
+//! marker, and only those (so the cost grows with the tool calls running, not with every
+//! process of the machine). Fails closed: a loopback peer whose socket is not found, or a
+//! process under a marker whose descriptors cannot be read, is [`Origin::Unknown`].
+//!
+//! Hand-written over `/proc` rather than with the `procfs` crate: four small text formats are
+//! read (`net/tcp`, `stat`'s ppid, `cmdline`'s argv[1], `fd` links), and the crate's tree of
+//! types and dependencies would be most of the code.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+
+use crate::plugins::worker::serve::WORKER_MODE;
+use crate::sandbox::supervisor::SUPERVISOR_MODE;
+
+/// Who is at the other end of a connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Not a socket of this machine's network namespace: another machine.
+    Remote,
+    /// A local process that no tool call started.
+    User,
+    /// A process started by a tool call: `pid` holds the socket, under `by`.
+    ToolCall {
+        /// The process holding the peer's socket.
+        pid: u32,
+        /// What it descends from.
+        by: Starter,
+    },
+    /// The owner could not be established (why); treated as a tool call's.
+    Unknown(String),
+}
+
+/// The toolhost process a tool call's process descends from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Starter {
+    /// A command supervisor (`toolhost __sandbox-exec`), with its pid.
+    Supervisor(u32),
+    /// A plugin worker (`toolhost __plugin-worker`), with its pid.
+    Worker(u32),
+    /// This host process.
+    ThisHost,
+}
+
+impl std::fmt::Display for Starter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Supervisor(pid) => write!(
+                f,
+                "the command supervisor `toolhost {SUPERVISOR_MODE}` (pid {pid})"
+            ),
+            Self::Worker(pid) => {
+                write!(f, "the plugin worker `toolhost {WORKER_MODE}` (pid {pid})")
+            }
+            Self::ThisHost => write!(f, "this toolhost process"),
+        }
+    }
+}
+
+/// The origin of the peer `peer` of a connection accepted at `local`.
+pub fn origin(peer: SocketAddr, local: SocketAddr) -> Origin {
+    let (peer, local) = (canonical(peer), canonical(local));
+    let Some(inode) = socket_inode(Path::new("/proc/net"), peer, local) else {
+        if peer.ip().is_loopback() {
+            return Origin::Unknown(format!(
+                "the socket of {peer} is not in /proc/net/tcp or tcp6"
+            ));
+        }
+        return Origin::Remote;
+    };
+    let table = ProcessTable::read(Path::new("/proc"), std::process::id());
+    table.holder_under_marker(&format!("socket:[{inode}]"))
+}
+
+/// The address with an IPv4-mapped IPv6 address as the IPv4 one (a dual-stack listener sees
+/// IPv4 peers so; their sockets are IPv4 ones).
+fn canonical(addr: SocketAddr) -> SocketAddr {
+    SocketAddr::new(addr.ip().to_canonical(), addr.port())
+}
+
+/// The inode of the socket whose local address is `peer` and remote address `local`, from
+/// `dir`'s `tcp` and `tcp6` tables.
+fn socket_inode(dir: &Path, peer: SocketAddr, local: SocketAddr) -> Option<u64> {
+    ["tcp", "tcp6"].into_iter().find_map(|table| {
+        let text = std::fs::read_to_string(dir.join(table)).ok()?;
+        text.lines().skip(1).find_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (Some(here), Some(there), Some(inode)) =
+                (fields.get(1), fields.get(2), fields.get(9))
+            else {
+                return None;
+            };
+            (parse_address(here)? == peer && parse_address(there)? == local)
+                .then(|| inode.parse().ok())
+                .flatten()
+        })
+    })
+}
+
+/// An address of `/proc/net/tcp{,6}`: the address as the kernel's 32-bit words in hex, each
+/// printed in this machine's byte order, then `:` and the port in hex.
+fn parse_address(text: &str) -> Option<SocketAddr> {
+    let (address, port) = text.split_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    let mut bytes = Vec::with_capacity(16);
+    for word in address.as_bytes().chunks(8) {
+        let word = u32::from_str_radix(std::str::from_utf8(word).ok()?, 16).ok()?;
+        bytes.extend_from_slice(&word.to_ne_bytes());
+    }
+    let ip = match bytes.len() {
+        4 => std::net::IpAddr::from(<[u8; 4]>::try_from(bytes).ok()?),
+        16 => std::net::IpAddr::from(<[u8; 16]>::try_from(bytes).ok()?),
+        _ => return None,
+    };
+    Some(canonical(SocketAddr::new(ip, port)))
+}
+
+/// The processes of the machine: each one's parent and, for toolhost's own, its mode.
+struct ProcessTable {
+    root: std::path::PathBuf,
+    parents: HashMap<u32, u32>,
+    markers: HashMap<u32, Starter>,
+    this: u32,
+}
+
+impl ProcessTable {
+    /// The table of the processes under `root` (`/proc`), `this` being the serving host.
+    fn read(root: &Path, this: u32) -> Self {
+        let mut parents = HashMap::new();
+        let mut markers = HashMap::from([(this, Starter::ThisHost)]);
+        for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Some(ppid) = std::fs::read_to_string(entry.path().join("stat"))
+                .ok()
+                .and_then(|stat| parent_of(&stat))
+            else {
+                continue;
+            };
+            parents.insert(pid, ppid);
+            if let Some(starter) = std::fs::read(entry.path().join("cmdline"))
+                .ok()
+                .and_then(|cmdline| starter_of(pid, &cmdline))
+            {
+                markers.entry(pid).or_insert(starter);
+            }
+        }
+        Self {
+            root: root.to_path_buf(),
+            parents,
+            markers,
+            this,
+        }
+    }
+
+    /// The marker `pid` is or descends from, if any.
+    fn starter(&self, pid: u32) -> Option<Starter> {
+        let mut current = pid;
+        // Bounded: a parent chain has no cycle, but the table is read while processes come
+        // and go, so a reused pid could make one.
+        for _ in 0..self.parents.len() + 1 {
+            if let Some(starter) = self.markers.get(&current) {
+                return Some(*starter);
+            }
+            current = *self.parents.get(&current).filter(|&&p| p != 0)?;
+        }
+        None
+    }
+
+    /// Which process under a marker holds the descriptor whose link reads `target`.
+    fn holder_under_marker(&self, target: &str) -> Origin {
+        let mut unreadable = Vec::new();
+        let mut pids: Vec<u32> = self.parents.keys().copied().collect();
+        pids.sort_unstable();
+        for pid in pids {
+            let Some(by) = self.starter(pid) else {
+                continue;
+            };
+            match self.holds(pid, target) {
+                Ok(true) => return Origin::ToolCall { pid, by },
+                Ok(false) => {}
+                Err(()) => unreadable.push(pid),
+            }
+        }
+        if unreadable.is_empty() {
+            Origin::User
+        } else {
+            Origin::Unknown(format!(
+                "the descriptors of processes started by tool calls cannot be read (pids {unreadable:?})"
+            ))
+        }
+    }
+
+    /// Whether `pid` holds a descriptor whose link reads `target`; `Err` when its descriptors
+    /// cannot be read (a process that has ended holds nothing).
+    fn holds(&self, pid: u32, target: &str) -> Result<bool, ()> {
+        let dir = self.root.join(pid.to_string());
+        // A thread may have a descriptor table of its own (clone without CLONE_FILES), so
+        // every thread's is read; this process's threads share one (the host never unshares
+        // it, and an in-process plugin is trusted code).
+        let tables: Vec<std::path::PathBuf> = if pid == self.this {
+            vec![dir.join("fd")]
+        } else {
+            match std::fs::read_dir(dir.join("task")) {
+                Ok(tasks) => tasks.flatten().map(|t| t.path().join("fd")).collect(),
+                Err(e) => return gone_or_unreadable(&e),
+            }
+        };
+        for table in tables {
+            let entries = match std::fs::read_dir(&table) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    gone_or_unreadable(&e)?;
+                    continue;
+                }
+            };
+            for entry in entries.flatten() {
+                if std::fs::read_link(entry.path()).is_ok_and(|link| link.as_os_str() == target) {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// `Ok(false)` for a process or thread that has ended, `Err` for one that cannot be read.
+fn gone_or_unreadable(e: &std::io::Error) -> Result<bool, ()> {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Ok(false),
+        _ if e.raw_os_error() == Some(nix::libc::ESRCH) => Ok(false),
+        _ => Err(()),
+    }
+}
+
+/// The parent pid in a `/proc/PID/stat` line (`pid (comm) state ppid ...`; the command name
+/// may hold spaces and parentheses, so the fields are counted after its last `)`).
+fn parent_of(stat: &str) -> Option<u32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The marker a `/proc/PID/cmdline` names: a toolhost binary's hidden modes are its argv[1].
+fn starter_of(pid: u32, cmdline: &[u8]) -> Option<Starter> {
+    let mode = cmdline.split(|&b| b == 0).nth(1)?;
+    if mode == SUPERVISOR_MODE.as_bytes() {
+        Some(Starter::Supervisor(pid))
+    } else if mode == WORKER_MODE.as_bytes() {
+        Some(Starter::Worker(pid))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn addresses_of_the_kernel_tables_are_read_in_this_machines_byte_order() {
+        let v4: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let word = u32::from_ne_bytes([127, 0, 0, 1]);
+        assert_eq!(parse_address(&format!("{word:08X}:1F90")), Some(v4));
+        // An IPv4-mapped address of tcp6 is the IPv4 address.
+        let mapped: Vec<String> = [0u32, 0, u32::from_ne_bytes([0, 0, 0xff, 0xff]), word]
+            .iter()
+            .map(|w| format!("{w:08X}"))
+            .collect();
+        assert_eq!(
+            parse_address(&format!("{}:1F90", mapped.concat())),
+            Some(v4)
+        );
+        assert_eq!(parse_address("nonsense"), None);
+    }
+
+    #[test]
+    fn the_parent_is_read_past_a_command_name_with_parentheses() {
+        assert_eq!(parent_of("42 (a) b (c)) S 7 42 42 0"), Some(7));
+        assert_eq!(parent_of("42 (x"), None);
+    }
+
+    #[test]
+    fn the_modes_of_toolhost_are_markers() {
+        let cmdline = |mode: &str| format!("/usr/bin/toolhost\0{mode}\0--policy\0").into_bytes();
+        assert_eq!(
+            starter_of(5, &cmdline(SUPERVISOR_MODE)),
+            Some(Starter::Supervisor(5))
+        );
+        assert_eq!(
+            starter_of(6, &cmdline(WORKER_MODE)),
+            Some(Starter::Worker(6))
+        );
+        assert_eq!(starter_of(7, &cmdline("mcp")), None);
+        assert_eq!(starter_of(8, b""), None);
+    }
+
+    #[test]
+    fn a_process_descends_from_its_nearest_marker_and_a_cycle_ends_the_walk() {
+        let table = ProcessTable {
+            root: "/nonexistent".into(),
+            // 1 <- 10 (host) <- 11 (supervisor) <- 12 <- 13; 1 <- 20; 30 <-> 31.
+            parents: HashMap::from([
+                (1, 0),
+                (10, 1),
+                (11, 10),
+                (12, 11),
+                (13, 12),
+                (20, 1),
+                (30, 31),
+                (31, 30),
+            ]),
+            markers: HashMap::from([(10, Starter::ThisHost), (11, Starter::Supervisor(11))]),
+            this: 10,
+        };
+        assert_eq!(table.starter(13), Some(Starter::Supervisor(11)));
+        assert_eq!(table.starter(11), Some(Starter::Supervisor(11)));
+        assert_eq!(table.starter(10), Some(Starter::ThisHost));
+        assert_eq!(table.starter(20), None);
+        assert_eq!(table.starter(1), None);
+        assert_eq!(table.starter(30), None);
+    }
+
+    #[test]
+    fn a_connection_of_this_process_is_found_as_its_own() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (accepted, peer) = listener.accept().unwrap();
+        assert_eq!(peer, client.local_addr().unwrap());
+        let local = accepted.local_addr().unwrap();
+        assert_eq!(
+            origin(peer, local),
+            Origin::ToolCall {
+                pid: std::process::id(),
+                by: Starter::ThisHost
+            }
+        );
+        // The same socket, this process not being the host: a user's.
+        let inode = socket_inode(Path::new("/proc/net"), peer, local).unwrap();
+        let table = ProcessTable::read(Path::new("/proc"), u32::MAX);
+        assert_eq!(
+            table.holder_under_marker(&format!("socket:[{inode}]")),
+            Origin::User
+        );
+        // A loopback peer with no socket cannot be told: refused.
+        drop((client, accepted));
+        let gone: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        assert!(matches!(origin(gone, local), Origin::Unknown(_)));
+        assert_eq!(
+            origin("192.0.2.1:5".parse().unwrap(), local),
+            Origin::Remote
+        );
+    }
+}
