@@ -4,15 +4,17 @@
 //! this host process itself (commands run with `sandbox = "off"`, hooks, MCP servers, in-process
 //! plugins). `toolhost mcp --http` refuses such peers: approvals must come from the user.
 //!
-//! The peer's socket is found in `/proc/net/tcp` and `tcp6` (local address = the peer's,
-//! remote = ours); its inode is then looked for among the descriptors of the processes under a
-//! marker, and only those (so the cost grows with the tool calls running, not with every
-//! process of the machine). Fails closed: a loopback peer whose socket is not found, or a
-//! process under a marker whose descriptors cannot be read, is [`Origin::Unknown`].
+//! The peer's socket (local address = the peer's, remote = ours) is looked up by the kernel's
+//! socket diagnostics (netlink `sock_diag`, one exact lookup: `/proc/net/tcp` lists every
+//! socket, which takes milliseconds on a machine with large hash tables); its inode is then
+//! looked for among the descriptors of the processes under a marker, and only those (so the
+//! cost grows with the tool calls running, not with every process of the machine). Fails
+//! closed: a loopback peer whose socket is not found, a lookup that fails, or a process under a
+//! marker whose descriptors cannot be read, is [`Origin::Unknown`].
 //!
-//! Hand-written over `/proc` rather than with the `procfs` crate: four small text formats are
-//! read (`net/tcp`, `stat`'s ppid, `cmdline`'s argv[1], `fd` links), and the crate's tree of
-//! types and dependencies would be most of the code.
+//! The process table is read from `/proc` by hand rather than with the `procfs` crate: three
+//! small formats are read (`stat`'s ppid, `cmdline`'s argv[1], `fd` links), and the crate's
+//! tree of types and dependencies would be most of the code.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -68,13 +70,17 @@ impl std::fmt::Display for Starter {
 /// The origin of the peer `peer` of a connection accepted at `local`.
 pub fn origin(peer: SocketAddr, local: SocketAddr) -> Origin {
     let (peer, local) = (canonical(peer), canonical(local));
-    let Some(inode) = socket_inode(Path::new("/proc/net"), peer, local) else {
-        if peer.ip().is_loopback() {
-            return Origin::Unknown(format!(
-                "the socket of {peer} is not in /proc/net/tcp or tcp6"
-            ));
+    let inode = match socket_inode(peer, local) {
+        Ok(Some(inode)) => inode,
+        Ok(None) if peer.ip().is_loopback() => {
+            return Origin::Unknown(format!("no socket of this machine has the address {peer}"))
         }
-        return Origin::Remote;
+        Ok(None) => return Origin::Remote,
+        Err(e) => {
+            return Origin::Unknown(format!(
+                "the kernel's socket diagnostics (sock_diag) did not answer: {e}"
+            ))
+        }
     };
     let table = ProcessTable::read(Path::new("/proc"), std::process::id());
     table.holder_under_marker(&format!("socket:[{inode}]"))
@@ -86,41 +92,58 @@ fn canonical(addr: SocketAddr) -> SocketAddr {
     SocketAddr::new(addr.ip().to_canonical(), addr.port())
 }
 
-/// The inode of the socket whose local address is `peer` and remote address `local`, from
-/// `dir`'s `tcp` and `tcp6` tables.
-fn socket_inode(dir: &Path, peer: SocketAddr, local: SocketAddr) -> Option<u64> {
-    ["tcp", "tcp6"].into_iter().find_map(|table| {
-        let text = std::fs::read_to_string(dir.join(table)).ok()?;
-        text.lines().skip(1).find_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let (Some(here), Some(there), Some(inode)) =
-                (fields.get(1), fields.get(2), fields.get(9))
-            else {
-                return None;
-            };
-            (parse_address(here)? == peer && parse_address(there)? == local)
-                .then(|| inode.parse().ok())
-                .flatten()
-        })
-    })
-}
+/// The inode of this network namespace's TCP socket whose local address is `peer` and remote
+/// address `local`; `None` when there is none.
+fn socket_inode(peer: SocketAddr, local: SocketAddr) -> std::io::Result<Option<u64>> {
+    use netlink_packet_core::{NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_REQUEST};
+    use netlink_packet_sock_diag::inet::{ExtensionFlags, InetRequest, SocketId, StateFlags};
+    use netlink_packet_sock_diag::{SockDiagMessage, AF_INET, AF_INET6, IPPROTO_TCP};
+    use netlink_sys::{protocols::NETLINK_SOCK_DIAG, Socket};
 
-/// An address of `/proc/net/tcp{,6}`: the address as the kernel's 32-bit words in hex, each
-/// printed in this machine's byte order, then `:` and the port in hex.
-fn parse_address(text: &str) -> Option<SocketAddr> {
-    let (address, port) = text.split_once(':')?;
-    let port = u16::from_str_radix(port, 16).ok()?;
-    let mut bytes = Vec::with_capacity(16);
-    for word in address.as_bytes().chunks(8) {
-        let word = u32::from_str_radix(std::str::from_utf8(word).ok()?, 16).ok()?;
-        bytes.extend_from_slice(&word.to_ne_bytes());
-    }
-    let ip = match bytes.len() {
-        4 => std::net::IpAddr::from(<[u8; 4]>::try_from(bytes).ok()?),
-        16 => std::net::IpAddr::from(<[u8; 16]>::try_from(bytes).ok()?),
-        _ => return None,
+    let mut socket = Socket::new(NETLINK_SOCK_DIAG)?;
+    socket.bind_auto()?;
+    socket.connect(&netlink_sys::SocketAddr::new(0, 0))?;
+    let mut header = NetlinkHeader::default();
+    // Without NLM_F_DUMP: the one socket of these addresses, found by the kernel's hash.
+    header.flags = NLM_F_REQUEST;
+    let request = InetRequest {
+        family: if peer.is_ipv4() { AF_INET } else { AF_INET6 },
+        protocol: IPPROTO_TCP,
+        extensions: ExtensionFlags::empty(),
+        states: StateFlags::all(),
+        socket_id: SocketId {
+            source_port: peer.port(),
+            destination_port: local.port(),
+            source_address: peer.ip(),
+            destination_address: local.ip(),
+            interface_id: 0,
+            // "No cookie": the addresses alone select the socket.
+            cookie: [0xff; 8],
+        },
     };
-    Some(canonical(SocketAddr::new(ip, port)))
+    let mut message = NetlinkMessage::new(header, SockDiagMessage::InetRequest(request).into());
+    message.finalize();
+    let mut buffer = vec![0; message.buffer_len()];
+    message.serialize(&mut buffer);
+    socket.send(&buffer, 0)?;
+    let mut reply = vec![0; 8192];
+    let size = socket.recv(&mut &mut reply[..], 0)?;
+    let answer = NetlinkMessage::<SockDiagMessage>::deserialize(&reply[..size.min(reply.len())])
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+    match answer.payload {
+        NetlinkPayload::InnerMessage(SockDiagMessage::InetResponse(response)) => {
+            Ok(Some(u64::from(response.header.inode)))
+        }
+        NetlinkPayload::Error(error) => match error.code {
+            Some(code) if -code.get() == nix::libc::ENOENT => Ok(None),
+            Some(code) => Err(std::io::Error::from_raw_os_error(-code.get())),
+            None => Ok(None),
+        },
+        other => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("an unexpected answer: {other:?}"),
+        )),
+    }
 }
 
 /// The processes of the machine: each one's parent and, for toolhost's own, its mode.
@@ -272,23 +295,6 @@ mod tests {
     use std::net::{TcpListener, TcpStream};
 
     #[test]
-    fn addresses_of_the_kernel_tables_are_read_in_this_machines_byte_order() {
-        let v4: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let word = u32::from_ne_bytes([127, 0, 0, 1]);
-        assert_eq!(parse_address(&format!("{word:08X}:1F90")), Some(v4));
-        // An IPv4-mapped address of tcp6 is the IPv4 address.
-        let mapped: Vec<String> = [0u32, 0, u32::from_ne_bytes([0, 0, 0xff, 0xff]), word]
-            .iter()
-            .map(|w| format!("{w:08X}"))
-            .collect();
-        assert_eq!(
-            parse_address(&format!("{}:1F90", mapped.concat())),
-            Some(v4)
-        );
-        assert_eq!(parse_address("nonsense"), None);
-    }
-
-    #[test]
     fn the_parent_is_read_past_a_command_name_with_parentheses() {
         assert_eq!(parent_of("42 (a) b (c)) S 7 42 42 0"), Some(7));
         assert_eq!(parent_of("42 (x"), None);
@@ -350,7 +356,7 @@ mod tests {
             }
         );
         // The same socket, this process not being the host: a user's.
-        let inode = socket_inode(Path::new("/proc/net"), peer, local).unwrap();
+        let inode = socket_inode(peer, local).unwrap().unwrap();
         let table = ProcessTable::read(Path::new("/proc"), u32::MAX);
         assert_eq!(
             table.holder_under_marker(&format!("socket:[{inode}]")),
