@@ -2,8 +2,8 @@
 //! by hyper), for remote agents and several clients sharing one host.
 //!
 //! - Every request needs `Authorization: Bearer TOKEN`. The token is read from `--token-file`,
-//!   else `$TOOLHOST_MCP_TOKEN`; with neither, one is generated and printed once on stderr.
-//!   A wrong or missing token is `401` before rmcp sees the request.
+//!   else `$TOOLHOST_MCP_TOKEN` (as the process started); with neither, one is generated and
+//!   printed once on stderr. A wrong or missing token is `401` before rmcp sees the request.
 //! - A request with an `Origin` header is served only from the loopback origins and those
 //!   given with `--allow-origin` (the MCP specification's DNS-rebinding warning); `Host` must be
 //!   a loopback name unless the address is another one. rmcp enforces both.
@@ -11,6 +11,12 @@
 //!   plugins ([`crate::Host::new_task`]); `DELETE` ends it and cancels its calls (answered
 //!   `200`); a session idle for `--session-idle` seconds expires.
 //! - A body over `[limits] max_request_bytes` is `413`.
+//! - Slow or many clients: hyper's header timeout (`[limits] header_timeout_secs`), the
+//!   connection limits ([`super::mcp_http_conns`]: `503` beyond them), the session cap
+//!   ([`super::mcp_http_sessions`]), and a 100 ms pause when accepting runs out of descriptors.
+//! - A connection from a process that a tool call started ([`super::peer_origin`]) is `403`:
+//!   approvals must come from the user. `$TOOLHOST_MCP_TOKEN` leaves the environment at start
+//!   ([`take_env_token`]), so nothing the host runs inherits it.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
