@@ -79,6 +79,17 @@ pub struct Limits {
     /// question) waits for its answer, in seconds; unanswered, it is withdrawn and counts as
     /// declined (an approval is a denial).
     pub ask_timeout_secs: u64,
+    /// `mcp --http`: how long a client may take to send a request's headers, in seconds (also
+    /// how long an idle keep-alive connection stays open); slower, the connection is closed.
+    pub header_timeout_secs: u64,
+    /// `mcp --http`: connections open at once; beyond it the oldest connection that has not
+    /// yet sent an authorized request is closed to make room, else the new one is refused.
+    pub max_connections: u32,
+    /// `mcp --http`: connections open at once from one peer address, likewise.
+    pub max_connections_per_peer: u32,
+    /// `mcp --http`: sessions open at once for the bearer token; a new one beyond it ends the
+    /// session idle the longest (one with no call running).
+    pub max_sessions: u32,
 }
 
 /// A hundred years: a longer limit is never, and would overflow a deadline.
@@ -94,6 +105,11 @@ impl Limits {
     pub fn ask_timeout(&self) -> Duration {
         Duration::from_secs(self.ask_timeout_secs.clamp(1, NEVER_SECS))
     }
+
+    /// How long an HTTP client may take to send a request's headers (at least a second).
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_secs(self.header_timeout_secs.clamp(1, NEVER_SECS))
+    }
 }
 
 impl Default for Limits {
@@ -103,6 +119,12 @@ impl Default for Limits {
             max_consecutive_mistakes: 3,
             max_request_bytes: 16 * 1024 * 1024,
             ask_timeout_secs: 600,
+            header_timeout_secs: 10,
+            max_connections: 512,
+            // A local client's sessions all come from 127.0.0.1, each with an event stream
+            // and a request open: twice the sessions.
+            max_connections_per_peer: 128,
+            max_sessions: 64,
         }
     }
 }

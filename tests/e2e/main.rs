@@ -24,6 +24,8 @@ mod list_files;
 mod loading;
 mod mcp_client;
 mod mcp_http;
+mod mcp_http_limits;
+mod mcp_http_origin;
 mod mcp_questions;
 mod mcp_remote;
 mod mcp_results;

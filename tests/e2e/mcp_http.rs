@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use toolhost_tests::{workdir, PluginDir};
 
-const TOKEN: &str = "test-token-0123456789";
+/// The bearer token the servers of these tests are started with.
+pub(crate) const TOKEN: &str = "test-token-0123456789";
 
 /// The Python client: `sessions` concurrent sessions, each reading a.txt three times.
 const PYTHON_CLIENT: &str = r#"
@@ -131,9 +132,9 @@ asyncio.run(main())
 "#;
 
 /// A `toolhost mcp --http 127.0.0.1:0` process and the address it serves.
-struct Server {
-    child: Child,
-    addr: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) addr: String,
 }
 
 impl Server {
@@ -142,13 +143,21 @@ impl Server {
     }
 
     /// The same with `options` before the subcommand (where plugins run, among them).
-    fn start_with(plugins: &Path, ws: &Path, options: &[&str]) -> Self {
-        let mut child = toolhost_tests::toolhost_as_installed()
+    pub(crate) fn start_with(plugins: &Path, ws: &Path, options: &[&str]) -> Self {
+        let mut command = toolhost_tests::toolhost_as_installed();
+        command
             .args(options)
             .arg("--plugins")
             .arg(plugins)
             .args(["mcp", "--http", "127.0.0.1:0", "--cwd"])
-            .arg(ws)
+            .arg(ws);
+        Self::spawn(command)
+    }
+
+    /// Starts `command`, a `toolhost ... mcp --http 127.0.0.1:0 ...` (the token in its
+    /// environment), and waits for the address it prints.
+    pub(crate) fn spawn(mut command: Command) -> Self {
+        let mut child = command
             .env("TOOLHOST_MCP_TOKEN", TOKEN)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -176,18 +185,23 @@ impl Server {
         }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
     }
 
     /// One raw HTTP/1.1 request; the status and the headers and body as text, read until the
     /// connection closes, `until` appears in the body, or 5 seconds pass (an event stream may
     /// stay open).
-    fn request(&self, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    pub(crate) fn request(
+        &self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> (u16, String) {
         self.request_until(method, headers, body, "\"jsonrpc\"")
     }
 
-    fn request_until(
+    pub(crate) fn request_until(
         &self,
         method: &str,
         headers: &[(&str, &str)],
@@ -243,11 +257,11 @@ impl Drop for Server {
     }
 }
 
-fn initialize() -> String {
+pub(crate) fn initialize() -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string()
 }
 
-fn run_script(
+pub(crate) fn run_script(
     program: &str,
     envs: &[(&str, &Path)],
     script: &str,

@@ -10,6 +10,8 @@ pub mod cli;
 pub mod hooks;
 pub mod mcp;
 mod mcp_http;
+mod mcp_http_conns;
+mod mcp_http_sessions;
 pub mod mcp_log;
 mod mcp_result;
 mod mcp_roots;
@@ -17,6 +19,7 @@ pub mod mcp_servers;
 mod mcp_stdio;
 mod mcp_transport;
 pub mod mcp_ui;
+mod peer_origin;
 #[cfg(unix)]
 pub mod protocol_stdio;
 pub mod replay;

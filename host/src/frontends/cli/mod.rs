@@ -185,6 +185,7 @@ pub enum PolicyCommand {
 
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
+    super::mcp_http::take_env_token();
     crate::sandbox::supervisor::run_supervisor_if_asked();
     crate::plugins::worker::serve::run_worker_if_asked();
     let cli = Cli::parse();
