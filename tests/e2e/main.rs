@@ -7,6 +7,7 @@ mod browser_action;
 mod bundles;
 mod cli;
 mod clineignore;
+mod command_output;
 mod command_permissions;
 mod documents;
 mod escape;
