@@ -4,16 +4,17 @@
 //! Cline), and at the end the text for the model: Cline's line limit, then at most
 //! `output_byte_limit` bytes.
 //!
-//! Memory holds at most, whatever the output's shape: the output until it is large (512 KiB,
-//! a read and a partial line), a partial line (64 KiB), both ends of the lines (each the larger
-//! of 512 KiB and the byte limit, and a line) and the lines waiting to be streamed (2 KiB and a
-//! line, also what the user gets at once). The user sees at most what came before the output was large (1000 lines or 512 KiB,
-//! and a line of at most 64 KiB).
+//! Memory holds at most, whatever the output's shape: 1 MiB of output until it is large (and
+//! a read; past that it goes to a log already, which is dropped if the output never gets
+//! large), a partial line (64 KiB), both ends of the lines (each the larger of 512 KiB and the
+//! byte limit, and a line) and the lines waiting to be streamed (2 KiB and a line, also the
+//! most the user gets at once). The user sees at most what came before the output was large
+//! (1000 lines or 512 KiB, and a line of at most 64 KiB).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::collector::{Collector, Large};
+use crate::collector::Collector;
 use crate::log::Log;
 use crate::output::{self, LineSplitter};
 
@@ -21,6 +22,9 @@ use crate::output::{self, LineSplitter};
 const FLUSH_LINES: usize = 20;
 const FLUSH_BYTES: usize = 2048;
 const FLUSH_AFTER: Duration = Duration::from_millis(100);
+/// Output held in memory before it is large: past this it goes to a log already (trimmed
+/// blanks do not count as Cline counts the output's size, and would otherwise pile up here).
+const PENDING_LIMIT: usize = 1024 * 1024;
 
 /// How much of a run's output is kept, and for whom.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,6 +110,9 @@ impl Capture {
             Disk::Writing(log) => log.write(bytes),
             Disk::Unavailable => {}
         }
+        if matches!(&self.disk, Disk::Pending(raw) if raw.len() > PENDING_LIMIT) {
+            let _ = self.open_log();
+        }
         for line in self.splitter.push(bytes) {
             self.take_line(line, out);
         }
@@ -119,34 +126,36 @@ impl Capture {
         }
         if let Some(large) = self.collector.push(line) {
             // Everything up to here was streamed; from now on the output goes to the log.
-            let notice = self.start_log(large);
+            let size = format!(
+                "\n📋 Output is large ({} lines, {}KB).",
+                large.lines,
+                (large.bytes as f64 / 1024.0).round() as u64
+            );
+            let notice = match self.open_log() {
+                Ok(path) => format!("{size} Writing to: {}", path.display()),
+                Err(e) => format!("{size} It cannot be written to a file: {e}"),
+            };
             self.stream.flush(out);
             out(&notice);
         }
     }
 
-    /// Moves the output so far to a new log; the notice for the user (Cline's).
-    fn start_log(&mut self, large: Large) -> String {
-        let raw = match std::mem::replace(&mut self.disk, Disk::Unavailable) {
-            Disk::Pending(raw) => raw,
-            other => {
-                self.disk = other;
-                return String::new();
-            }
-        };
-        let size = format!(
-            "\n📋 Output is large ({} lines, {}KB).",
-            large.lines,
-            (large.bytes as f64 / 1024.0).round() as u64
-        );
-        match Log::create(&self.limits.task_id, self.limits.log_limit_mb) {
-            Ok(mut log) => {
+    /// The log, made (with the output so far) when it is not yet.
+    fn open_log(&mut self) -> Result<PathBuf, String> {
+        match std::mem::replace(&mut self.disk, Disk::Unavailable) {
+            Disk::Pending(raw) => {
+                let mut log = Log::create(&self.limits.task_id, self.limits.log_limit_mb)?;
                 log.write(&raw);
-                let notice = format!("{size} Writing to: {}", log.path().display());
+                let path = log.path().to_path_buf();
                 self.disk = Disk::Writing(log);
-                notice
+                Ok(path)
             }
-            Err(e) => format!("{size} It cannot be written to a file: {e}"),
+            Disk::Writing(log) => {
+                let path = log.path().to_path_buf();
+                self.disk = Disk::Writing(log);
+                Ok(path)
+            }
+            Disk::Unavailable => Err("an earlier attempt failed".to_string()),
         }
     }
 
@@ -170,9 +179,19 @@ impl Capture {
             Disk::Pending(raw) => (None, Some(raw)),
             Disk::Unavailable => (None, None),
         };
+        let large = self.collector.is_large();
         let lines = self.collector.finish(log.as_deref());
         let shaped = output::process_output(&lines, self.limits.line_limit);
         let Some(text) = output::cut_to_bytes(&shaped, self.limits.byte_limit) else {
+            // A log made only because memory would have held too much is not Cline's: the
+            // model saw all there was (but blanks).
+            let log = match log {
+                Some(path) if !large => {
+                    crate::logs::discard(&path);
+                    None
+                }
+                log => log,
+            };
             return Collected {
                 text: shaped,
                 lines,
@@ -276,6 +295,28 @@ mod tests {
         assert_eq!(collected.text, "a\nb\nc");
         assert_eq!(collected.log, None);
         assert_eq!(streamed.join("\n"), "a\nb\nc");
+    }
+
+    #[test]
+    fn what_trimming_hides_does_not_pile_up_in_memory() {
+        // 900 lines of 60 KiB of blanks: never large (the lines are empty once trimmed).
+        let mut line = vec![b' '; 60 * 1024];
+        line.push(b'\n');
+        let mut capture = Capture::new(limits("capture-unit-4"));
+        let mut out = |_: &str| {};
+        let mut most = 0;
+        for _ in 0..900 {
+            capture.push(&line, &mut out);
+            if let Disk::Pending(raw) = &capture.disk {
+                most = most.max(raw.len());
+            }
+        }
+        assert!(most <= PENDING_LIMIT + line.len(), "{most} bytes held");
+        let collected = capture.finish(&mut out);
+        // Cline's line limit still applies to the 900 empty lines.
+        let text = "... (output truncated) ...";
+        assert_eq!((collected.text.as_str(), collected.log), (text, None));
+        crate::logs::task_ended("capture-unit-4");
     }
 
     #[test]
