@@ -197,6 +197,8 @@ fn every_shape_of_output_stays_within_the_byte_limit() {
         "head -c 3000000 /dev/zero | tr '\\0' y",
         // Binary.
         "seq 1 300000 | gzip -1",
+        // Bytes that are not UTF-8 (each grows to three when decoded), without newlines.
+        "head -c 3000000 /dev/zero | tr '\\0' '\\377'",
         // Many short lines.
         "seq 1 500000",
         // Long lines.
