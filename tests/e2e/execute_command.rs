@@ -175,13 +175,10 @@ fn output_is_cut_to_the_line_limit() {
 fn large_output_is_saved_to_a_file() {
     let plugins = plugins();
     let ws = workdir();
-    let (outcome, ui) = run_command(
-        plugins.path(),
-        ws.path(),
-        safe_commands(""),
-        "seq 1 1500",
-        None,
-    );
+    // The log lasts as long as its task: the host is kept until the log is read.
+    let (host, ui) = in_process::host_with(plugins.path(), ws.path(), safe_commands(""));
+    let params = json!({"command": "seq 1 1500", "requires_approval": "false"});
+    let outcome = host.call("execute_command", &params.to_string());
     let text = outcome.model_text();
     let path = text
         .rsplit_once("\nFull output saved to: ")
@@ -199,12 +196,13 @@ fn large_output_is_saved_to_a_file() {
         )
     );
     let saved = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
     assert_eq!(saved, format!("{}\n", lines(1..=1500)));
     let streamed = ui.of_kind("command_output");
     let notice = format!("\n📋 Output is large (1000 lines, 4KB). Writing to: {path}");
     assert_eq!(streamed.last(), Some(&notice));
     assert_eq!(streamed[..streamed.len() - 1].join("\n"), lines(1..=1000));
+    drop(host);
+    assert!(!Path::new(&path).exists(), "the log outlived its task");
 }
 
 #[test]

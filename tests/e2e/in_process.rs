@@ -1,6 +1,7 @@
 //! A host loaded into the test process, with a UI that records what it is told.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tool_api::model::AskReply;
@@ -68,6 +69,9 @@ pub fn host_with(plugin_dir: &Path, cwd: &Path, settings: Settings) -> (Arc<Host
     (host, ui)
 }
 
+/// The tasks made so far in this process.
+static TASKS: AtomicU64 = AtomicU64::new(1);
+
 /// A host over `plugin_dir` with the workspace `cwd`, the given settings, approval mode and UI.
 pub fn host_asking(
     plugin_dir: &Path,
@@ -83,7 +87,8 @@ pub fn host_asking(
         approval,
         command_permissions: toolhost::CommandPermissions::from_env(),
         ui,
-        task_id: "test-task".to_string(),
+        // A task of its own: what a plugin keeps per task goes when its host is dropped.
+        task_id: format!("test-task-{}", TASKS.fetch_add(1, Ordering::Relaxed)),
         placement: toolhost::Placement {
             default: Some(toolhost::Isolation::InProcess),
             ..toolhost::Placement::default()

@@ -8,6 +8,7 @@ mod bundles;
 mod cli;
 mod clineignore;
 mod command_escapes;
+mod command_output;
 mod command_permissions;
 mod documents;
 mod escape;

@@ -1,7 +1,7 @@
 //! `toolhost mcp --http`: streamable HTTP driven by the official Python SDK and TypeScript SDK
 //! clients, and raw HTTP requests for the status codes: the bearer token, a foreign `Origin`,
 //! 32 concurrent sessions each a task of its own, a call's log messages for its session only,
-//! `DELETE` ending a session.
+//! `DELETE` ending a session and removing its commands' output logs.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -145,10 +145,13 @@ impl Server {
     /// The same with `options` before the subcommand (where plugins run, among them).
     pub(crate) fn start_with(plugins: &Path, ws: &Path, options: &[&str]) -> Self {
         let mut command = toolhost_tests::toolhost_as_installed();
+        command.args(options).arg("--plugins").arg(plugins);
+        Self::start_command(command, ws)
+    }
+
+    /// The same from `command` (a `toolhost` command with its global options).
+    fn start_command(mut command: Command, ws: &Path) -> Self {
         command
-            .args(options)
-            .arg("--plugins")
-            .arg(plugins)
             .args(["mcp", "--http", "127.0.0.1:0", "--cwd"])
             .arg(ws);
         Self::spawn(command)
@@ -430,4 +433,65 @@ fn typescript_client_over_http_with_and_without_the_token() {
     );
     assert_eq!(out["text"], "1 | hello\n\n(File has 1 lines total.)");
     assert_eq!(out["wrong_token"], "refused");
+}
+
+/// A raw session: its id, after `initialize` and `notifications/initialized`.
+fn open_session(server: &Server, bearer: &str) -> String {
+    let (status, response) = server.request("POST", &[("Authorization", bearer)], &initialize());
+    assert_eq!(status, 200, "{response}");
+    let session = response
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let headers = session_headers(bearer, &session);
+    let (status, _) = server.request_until("POST", &headers, &initialized, "\r\n\r\n");
+    assert_eq!(status, 202);
+    session
+}
+
+fn session_headers<'a>(bearer: &'a str, session: &'a str) -> [(&'static str, &'a str); 3] {
+    [
+        ("Authorization", bearer),
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ]
+}
+
+#[test]
+fn ending_a_session_removes_its_commands_output_logs() {
+    let scene = crate::command_output::Scene::new("[execute_command]\noutput_log_limit_mb = 1\n");
+    let server = Server::start_command(scene.toolhost(), &scene.ws);
+    let bearer = format!("Bearer {TOKEN}");
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "execute_command",
+        "arguments": {"command": "seq 1 300000", "requires_approval": "false"}}})
+    .to_string();
+    let mut logs = Vec::new();
+    let sessions: Vec<String> = (0..2).map(|_| open_session(&server, &bearer)).collect();
+    for session in &sessions {
+        let headers = session_headers(&bearer, session);
+        // The answer's event stream ends with the answer.
+        let (status, response) = server.request_until("POST", &headers, &call, "\0");
+        assert_eq!(status, 200, "{response}");
+        let path = response
+            .split("Full output saved to: ")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("no log in {response:.2000}"));
+        logs.push(std::path::PathBuf::from(path));
+    }
+    assert!(logs.iter().all(|log| log.is_file()), "{logs:?}");
+    let (status, _) = server.request("DELETE", &session_headers(&bearer, &sessions[0]), "");
+    assert_eq!(status, 200);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while logs[0].exists() {
+        assert!(Instant::now() < deadline, "the ended session's log stays");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(logs[1].is_file(), "the other session's log went too");
 }

@@ -392,7 +392,7 @@ fn act_mode_respond_passes_task_progress_to_focus_chain() {
     assert_eq!(ui.of_kind("task_progress"), ["- [x] one\n- [ ] two"]);
     assert!(lists
         .path()
-        .join("focus_chain_taskid_test-task.md")
+        .join(format!("focus_chain_taskid_{}.md", host.task_id()))
         .is_file());
 }
 
@@ -1002,10 +1002,11 @@ fn focus_chain_keeps_the_task_progress_list() {
         plain(host.call("focus_chain", &params.to_string()).result),
         ok("Task progress list updated: 1 of 3 items completed.")
     );
-    let file = lists.path().join("focus_chain_taskid_test-task.md");
+    let task = host.task_id();
+    let file = lists.path().join(format!("focus_chain_taskid_{task}.md"));
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
-        "# Focus Chain List for Task test-task\n\n<!-- Edit this markdown file to update your focus chain list -->\n<!-- Use the format: - [ ] for incomplete items and - [x] for completed items -->\n\n- [x] Read the parser\n- [ ] Fix it\n- [ ] Test it\n\n<!-- Save this file and the focus chain list will be updated in the task -->"
+        format!("# Focus Chain List for Task {task}\n\n<!-- Edit this markdown file to update your focus chain list -->\n<!-- Use the format: - [ ] for incomplete items and - [x] for completed items -->\n\n- [x] Read the parser\n- [ ] Fix it\n- [ ] Test it\n\n<!-- Save this file and the focus chain list will be updated in the task -->")
     );
     assert_eq!(
         ui.of_kind("task_progress"),

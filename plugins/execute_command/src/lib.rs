@@ -14,8 +14,8 @@
 //! The run ([`process`]): `$SHELL -c` (bash when permissions are configured, because that is
 //! the syntax they are checked in), in the workspace directory (the hinted root's), standard input closed, no pager
 //! or editor, in a process group of its own; output streamed to the user as `command_output`
-//! events and shaped for the model as Cline does ([`output`]). Every run has a timeout
-//! ([`timeout`]).
+//! events and shaped for the model as Cline does ([`output`]), within bounds in bytes
+//! ([`capture`]). Every run has a timeout ([`timeout`]).
 //!
 //! Known differences from Cline, all deliberate:
 //! - A timed-out or cancelled command is stopped with its whole process group (SIGTERM, then
@@ -41,8 +41,16 @@
 //! - A missing `command` gets the host's standard missing-parameter error.
 //! - While the call streams, the command is shown (a partial `ask("command")`) when the settings
 //!   will not auto-approve it; Cline's check there is always true, so it never shows one.
+//! - Output is bounded in bytes whatever its shape ([`capture`]): the model sees at most
+//!   `output_byte_limit` bytes (`... (N bytes truncated) ...`), lines longer than 64 KiB are
+//!   pieces, a log keeps at most `output_log_limit_mb` and is written also when the byte limit
+//!   cuts output that was not large; logs are private and go with their task ([`logs`]).
 //!
 //! Settings: `execute_command.output_line_limit` (default 500 lines for the model),
+//! `execute_command.output_byte_limit` (default 65536 bytes of output for the model),
+//! `execute_command.output_log_limit_mb` (default 32 MiB per log; 0: no limit),
+//! `execute_command.output_logs_total_mb` (default 256 MiB for all of the process's logs; 0: no
+//! limit),
 //! `execute_command.notify_after_secs` (default 30: with `auto_approve.enable_notifications`,
 //! an auto-approved command still running after that long is a `notification` UI event, as
 //! Cline's desktop notification),
@@ -62,6 +70,11 @@
 //! assert_eq!(output::process_output(&lines, 4), "1\n2\n... (output truncated) ...\n5\n6");
 //! ```
 
+pub mod capture;
+pub mod collector;
+pub mod events;
+pub mod log;
+pub mod logs;
 pub mod messages;
 pub mod output;
 pub mod policy;
@@ -70,13 +83,12 @@ pub mod sandbox;
 pub mod timeout;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
 
 use crate::messages::Ending;
-use crate::process::{Events, Request};
+use crate::process::Request;
 
 const DESCRIPTION: &str = "Run a command in the system shell, in the workspace directory, and \
 get back its exit status and output (standard output and standard error together). Use it for \
@@ -96,6 +108,24 @@ asked).";
 pub struct ExecuteCommand;
 
 impl Tool for ExecuteCommand {
+    /// `task_ended`: the task's output logs are removed.
+    fn extension(
+        &self,
+        method: &str,
+        payload: &serde_json::Value,
+    ) -> Result<serde_json::Value, ToolError> {
+        match method {
+            tool_api::model::TASK_ENDED_METHOD => {
+                logs::task_ended(payload["task_id"].as_str().unwrap_or_default());
+                Ok(serde_json::Value::Null)
+            }
+            other => Err(ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!("unknown handler extension '{other}'"),
+            )),
+        }
+    }
+
     fn specs(&self) -> Vec<ToolSpec> {
         vec![ToolSpec::simple(
             "execute_command",
@@ -226,14 +256,12 @@ impl Tool for ExecuteCommand {
                 .setting::<bool>("execute_command.login_shell")
                 .unwrap_or(false),
             prefix: &wrap.argv_prefix,
+            limits: limits(call, ctx),
         };
         if let Some(warning) = &wrap.warning {
             ctx.say("sandbox_warning", warning);
         }
-        let mut events = CtxEvents {
-            ctx,
-            still_running: still_running_notice(call, ctx, category),
-        };
+        let mut events = events::CtxEvents::new(call, ctx, category);
         let outcome = process::run(&request, &mut events).map_err(|e| {
             ToolError::new(
                 ToolErrorKind::FAILED,
@@ -244,15 +272,10 @@ impl Tool for ExecuteCommand {
         if outcome.ending != Ending::Cancelled {
             ctx.clear_file_reads();
         }
-        let limit = ctx
-            .setting::<u64>("execute_command.output_line_limit")
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(output::DEFAULT_LINE_LIMIT);
-        let shown = output::process_output(&outcome.collected.lines, limit);
         let mut text = messages::result_text(
             outcome.ending,
-            &shown,
-            outcome.collected.spill_path.as_deref(),
+            &outcome.collected.text,
+            outcome.collected.log.as_deref(),
         );
         if outcome.ending != Ending::Cancelled {
             if let Some(note) = sandbox::denial_note(&wrap, &outcome.collected.lines) {
@@ -264,6 +287,27 @@ impl Tool for ExecuteCommand {
             text.push_str(&format!("\n\nNote: {warning}."));
         }
         Ok(ToolContent::text(text))
+    }
+}
+
+/// How much of the output is kept: the settings `output_line_limit`, `output_byte_limit`,
+/// `output_log_limit_mb` and `output_logs_total_mb` (0: no limit) of `[execute_command]`.
+fn limits(call: &Call, ctx: &Ctx<'_>) -> capture::Limits {
+    let defaults = capture::Limits::default();
+    let count = |key: &str| {
+        ctx.setting::<u64>(&format!("execute_command.{key}"))
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+    };
+    let megabytes = |key: &str, default: Option<u64>| {
+        ctx.setting::<u64>(&format!("execute_command.{key}"))
+            .map_or(default, |mb| (mb > 0).then_some(mb))
+    };
+    capture::Limits {
+        line_limit: count("output_line_limit").unwrap_or(defaults.line_limit),
+        byte_limit: count("output_byte_limit").unwrap_or(defaults.byte_limit),
+        log_limit_mb: megabytes("output_log_limit_mb", defaults.log_limit_mb),
+        logs_total_mb: megabytes("output_logs_total_mb", defaults.logs_total_mb),
+        task_id: call.task.task_id.clone(),
     }
 }
 
@@ -294,56 +338,6 @@ fn may_auto_approve(call: &Call, ctx: &Ctx<'_>) -> bool {
         ApprovalCategory::SafeCommand
     };
     ctx.auto_approves(category, true)
-}
-
-/// When to tell the user that the command is still running, as Cline does: only for a
-/// command the settings (or yolo mode) approved, not a subagent's, with
-/// `auto_approve.enable_notifications` on; after `execute_command.notify_after_secs` (30).
-fn still_running_notice(
-    call: &Call,
-    ctx: &Ctx<'_>,
-    category: ApprovalCategory,
-) -> Option<(Instant, Duration)> {
-    let enabled = ctx
-        .setting::<bool>("auto_approve.enable_notifications")
-        .unwrap_or(false);
-    let auto_approved = call.task.yolo || ctx.auto_approves(category, true);
-    if !enabled || !auto_approved || call.task.is_subagent {
-        return None;
-    }
-    let after = ctx
-        .setting::<u64>("execute_command.notify_after_secs")
-        .unwrap_or(NOTIFY_AFTER_SECS);
-    Some((Instant::now(), Duration::from_secs(after)))
-}
-
-/// Cline's delay before the still-running notification.
-const NOTIFY_AFTER_SECS: u64 = 30;
-
-/// Output goes to the user as `command_output` events; cancellation comes from the host; a
-/// command still running after a while is a `notification` event (once).
-struct CtxEvents<'c, 'h> {
-    ctx: &'c Ctx<'h>,
-    /// When the run started and after how long to notify, until notified.
-    still_running: Option<(Instant, Duration)>,
-}
-
-impl Events for CtxEvents<'_, '_> {
-    fn output(&mut self, chunk: &str) {
-        self.ctx.say("command_output", chunk);
-    }
-
-    /// Asked on every tick while the command runs, so the notification's time is checked here.
-    fn cancelled(&mut self) -> bool {
-        if let Some((started, after)) = self.still_running {
-            if started.elapsed() >= after {
-                self.ctx
-                    .say("notification", &messages::still_running_notice(after));
-                self.still_running = None;
-            }
-        }
-        self.ctx.is_cancelled()
-    }
 }
 
 /// The shell: bash when permissions are configured (the syntax they are checked in; another
@@ -388,7 +382,8 @@ fn denied(feedback: Option<String>) -> ToolError {
 }
 
 tool_api::submit_tool!(ExecuteCommand);
-tool_api::export_plugin!(capabilities: ["partial"]);
+// At the host's exit the logs go with their directory.
+tool_api::export_plugin!(capabilities: ["partial"], shutdown: crate::logs::remove_all);
 
 #[cfg(test)]
 mod tests {

@@ -1,24 +1,22 @@
 //! A command's output, as Cline shapes it: split into lines, trimmed at the end, a trailing
-//! prompt character removed from the last line; past 1000 lines or 512 KiB the whole output is
-//! written to a file and only the first and last 100 lines are kept; and finally at most
-//! `limit` lines (half from the start, half from the end) for the model.
+//! prompt character removed from the last line ([`LineSplitter`]); at most `limit` lines (half
+//! from the start, half from the end) for the model ([`process_output`]). And, beyond Cline, at
+//! most a number of bytes ([`cut_to_bytes`]), whatever the shape of the output: a line longer
+//! than [`MAX_LINE_BYTES`] is cut into pieces, so that no line is held whole.
 
-use std::collections::VecDeque;
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
-
-/// Lines seen before the output is written to a file instead.
+/// Lines seen before the output counts as large (Cline: then it is written to a file).
 pub const SPILL_LINES: usize = 1000;
-/// Bytes seen before the output is written to a file instead.
+/// Bytes seen before the output counts as large.
 pub const SPILL_BYTES: u64 = 512 * 1024;
-/// Lines kept from the start and from the end of output written to a file.
+/// Lines kept from the start and from the end of large output.
 pub const KEPT_LINES: usize = 100;
 /// The default number of lines the model sees (Cline's `terminalOutputLineLimit`).
 pub const DEFAULT_LINE_LIMIT: usize = 500;
+/// The default number of bytes of output the model sees.
+pub const DEFAULT_BYTE_LIMIT: usize = 64 * 1024;
 /// A line longer than this is cut into pieces, so that output without newlines cannot exhaust
 /// memory.
-pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Splits a byte stream into lines.
 #[derive(Debug, Default)]
@@ -27,24 +25,57 @@ pub struct LineSplitter {
 }
 
 impl LineSplitter {
-    /// Adds bytes; returns the lines they complete, each trimmed at the end.
+    /// Adds bytes; returns the lines they complete, each trimmed at the end, and the pieces of
+    /// [`MAX_LINE_BYTES`] of a line that has no end yet.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
         let mut lines = Vec::new();
-        for &byte in bytes {
-            if byte == b'\n' {
-                lines.push(
-                    decode(&std::mem::take(&mut self.partial))
-                        .trim_end()
-                        .to_string(),
-                );
-            } else {
-                self.partial.push(byte);
-                if self.partial.len() >= MAX_LINE_BYTES {
-                    lines.push(decode(&std::mem::take(&mut self.partial)));
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let room = MAX_LINE_BYTES - self.partial.len();
+            match memchr::memchr(b'\n', rest) {
+                Some(end) if end < room => {
+                    self.partial.extend_from_slice(&rest[..end]);
+                    let line = decode(&std::mem::take(&mut self.partial));
+                    push_pieces(&mut lines, line.trim_end().to_string());
+                    rest = &rest[end + 1..];
+                }
+                _ => {
+                    let taken = rest.len().min(room);
+                    self.partial.extend_from_slice(&rest[..taken]);
+                    rest = &rest[taken..];
+                    if self.partial.len() >= MAX_LINE_BYTES {
+                        let piece = self.piece();
+                        push_pieces(&mut lines, piece);
+                    }
                 }
             }
         }
         lines
+    }
+
+    /// The full partial line as a piece, but for the start of a character it ends with (kept
+    /// for the next piece, so that no character is cut in two).
+    fn piece(&mut self) -> String {
+        let len = self.partial.len();
+        let mut cut = len;
+        for back in 1..=len.min(3) {
+            let byte = self.partial[len - back];
+            if byte & 0xC0 == 0x80 {
+                continue;
+            }
+            let needs = match byte {
+                0xF0..=0xF4 => 4,
+                0xE0..=0xEF => 3,
+                0xC2..=0xDF => 2,
+                _ => 1,
+            };
+            if needs > back {
+                cut = len - back;
+            }
+            break;
+        }
+        let rest = self.partial.split_off(cut);
+        decode(&std::mem::replace(&mut self.partial, rest))
     }
 
     /// The unfinished last line, if any: trimmed, and without a trailing prompt character
@@ -68,129 +99,18 @@ fn decode(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Where large output went.
-#[derive(Debug)]
-struct Spill {
-    path: PathBuf,
-    file: Option<BufWriter<File>>,
-}
-
-/// Collects the lines of a run, writing them to a file once the output gets large.
-#[derive(Debug, Default)]
-pub struct Collector {
-    /// Every line, or the first [`KEPT_LINES`] once spilled.
-    head: Vec<String>,
-    /// The last [`KEPT_LINES`] lines after the head, once spilled.
-    tail: VecDeque<String>,
-    total_lines: usize,
-    bytes: u64,
-    spill: Option<Spill>,
-}
-
-/// What a run printed, ready for the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Collected {
-    /// The lines for the model (before the line limit).
-    pub lines: Vec<String>,
-    /// The file holding the whole output, when it was large.
-    pub spill_path: Option<PathBuf>,
-    /// How many lines there were in all.
-    pub total_lines: usize,
-}
-
-impl Collector {
-    /// Adds one line. Returns the notice for the user when this line makes the output large.
-    pub fn push(&mut self, line: String) -> Option<String> {
-        self.total_lines += 1;
-        self.bytes += line.len() as u64 + 1;
-        if let Some(spill) = &mut self.spill {
-            write_line(&mut spill.file, &line);
-            if self.head.len() < KEPT_LINES {
-                self.head.push(line);
-            } else {
-                if self.tail.len() == KEPT_LINES {
-                    self.tail.pop_front();
-                }
-                self.tail.push_back(line);
-            }
-            return None;
+/// Adds `line` to `lines`, in pieces of at most [`MAX_LINE_BYTES`]: decoding may have made it
+/// longer than its bytes (each invalid byte is a three-byte U+FFFD).
+fn push_pieces(lines: &mut Vec<String>, mut line: String) {
+    while line.len() > MAX_LINE_BYTES {
+        let mut cut = MAX_LINE_BYTES;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
         }
-        self.head.push(line);
-        if self.total_lines >= SPILL_LINES || self.bytes >= SPILL_BYTES {
-            return self.start_spill();
-        }
-        None
+        let rest = line.split_off(cut);
+        lines.push(std::mem::replace(&mut line, rest));
     }
-
-    /// Whether the output is being written to a file.
-    pub fn is_spilling(&self) -> bool {
-        self.spill.is_some()
-    }
-
-    fn start_spill(&mut self) -> Option<String> {
-        let created = tempfile::Builder::new()
-            .prefix("large-output-")
-            .suffix(".log")
-            .tempfile()
-            .and_then(|file| file.keep().map_err(|e| e.error));
-        let (file, path) = match created {
-            Ok((file, path)) => (Some(BufWriter::new(file)), path),
-            // Without a file the summary still keeps the first and last lines.
-            Err(_) => (
-                None,
-                std::env::temp_dir().join("large-output-unavailable.log"),
-            ),
-        };
-        let mut spill = Spill { path, file };
-        for line in &self.head {
-            write_line(&mut spill.file, line);
-        }
-        let rest = self.head.split_off(KEPT_LINES.min(self.head.len()));
-        let skip = rest.len().saturating_sub(KEPT_LINES);
-        self.tail = rest.into_iter().skip(skip).collect();
-        let notice = format!(
-            "\n📋 Output is large ({} lines, {}KB). Writing to: {}",
-            self.total_lines,
-            (self.bytes as f64 / 1024.0).round() as u64,
-            spill.path.display()
-        );
-        self.spill = Some(spill);
-        Some(notice)
-    }
-
-    /// Ends the collection.
-    pub fn finish(mut self) -> Collected {
-        let Some(mut spill) = self.spill.take() else {
-            return Collected {
-                lines: self.head,
-                spill_path: None,
-                total_lines: self.total_lines,
-            };
-        };
-        if let Some(file) = &mut spill.file {
-            let _ = file.flush();
-        }
-        let skipped = self.total_lines - self.head.len() - self.tail.len();
-        let mut lines = self.head;
-        lines.push(format!(
-            "\n... ({skipped} lines written to {}) ...\n",
-            spill.path.display()
-        ));
-        lines.extend(self.tail);
-        Collected {
-            lines,
-            spill_path: spill.file.is_some().then_some(spill.path),
-            total_lines: self.total_lines,
-        }
-    }
-}
-
-fn write_line(file: &mut Option<BufWriter<File>>, line: &str) {
-    if let Some(writer) = file {
-        if writeln!(writer, "{line}").is_err() {
-            *file = None;
-        }
-    }
+    lines.push(line);
 }
 
 /// Cline's `processOutput`: more than `limit` lines keep the first and last `limit / 2` around
@@ -206,6 +126,43 @@ pub fn process_output(lines: &[String], limit: usize) -> String {
     } else {
         lines.join("\n").trim().to_string()
     }
+}
+
+/// The notice in place of the bytes [`cut_to_bytes`] took out.
+fn cut_notice(bytes: usize) -> String {
+    format!("\n... ({bytes} bytes truncated) ...\n")
+}
+
+/// `text` in at most `limit` bytes, notice included (`None`: it fits): its start and its end
+/// around a `... (N bytes truncated) ...` line, cut at line ends where one is near, and never
+/// inside a character.
+pub fn cut_to_bytes(text: &str, limit: usize) -> Option<String> {
+    if text.len() <= limit {
+        return None;
+    }
+    // The notice is sized for the most that could be cut, so that the real one fits.
+    let budget = limit.saturating_sub(cut_notice(text.len()).len());
+    let (head, tail) = (budget / 2, budget - budget / 2);
+    let mut start = head;
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    if let Some(newline) = text[..start].rfind('\n').filter(|&i| i >= start * 3 / 4) {
+        start = newline;
+    }
+    let mut end = text.len() - tail;
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    if let Some(newline) = text[end..].find('\n').filter(|&i| i <= tail / 4) {
+        end += newline + 1;
+    }
+    let cut = cut_notice(end - start);
+    Some(
+        format!("{}{cut}{}", &text[..start], &text[end..])
+            .trim()
+            .to_string(),
+    )
 }
 
 #[cfg(test)]
@@ -232,12 +189,28 @@ mod tests {
     }
 
     #[test]
-    fn long_lines_are_cut() {
+    fn long_lines_are_cut_between_characters() {
         let mut splitter = LineSplitter::default();
         let lines = splitter.push(&vec![b'x'; MAX_LINE_BYTES + 5]);
         assert_eq!(lines.len(), 1);
         assert_eq!(lines[0].len(), MAX_LINE_BYTES);
         assert_eq!(splitter.finish().map(|l| l.len()), Some(5));
+        // A three-byte character across the piece's end goes whole into the next piece.
+        let mut text = "x".repeat(MAX_LINE_BYTES - 1);
+        text.push_str("€€\nz");
+        let lines = splitter.push(text.as_bytes());
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], "x".repeat(MAX_LINE_BYTES - 1));
+        assert_eq!(lines[1], "€€");
+        // Bytes that are not UTF-8 grow when decoded: the pieces are cut again.
+        let lines = LineSplitter::default().push(&[0xFF; MAX_LINE_BYTES + 1]);
+        assert_eq!(lines.len(), 4);
+        assert!(lines.iter().all(|l| l.len() <= MAX_LINE_BYTES));
+        // A line exactly as long as a piece ends with an empty one, as before.
+        let mut splitter = LineSplitter::default();
+        let mut bytes = vec![b'y'; MAX_LINE_BYTES];
+        bytes.push(b'\n');
+        assert_eq!(splitter.push(&bytes).len(), 2);
     }
 
     #[test]
@@ -253,41 +226,38 @@ mod tests {
     }
 
     #[test]
-    fn large_output_goes_to_a_file() {
-        let mut collector = Collector::default();
-        let mut notices = Vec::new();
-        for n in 1..=1500 {
-            notices.extend(collector.push(format!("line {n}")));
-        }
-        assert_eq!(notices.len(), 1);
-        assert!(notices[0].starts_with("\n📋 Output is large (1000 lines, 9KB). Writing to: "));
-        let collected = collector.finish();
-        let path = collected.spill_path.clone().unwrap_or_default();
-        let file = std::fs::read_to_string(&path).unwrap_or_default();
-        let _ = std::fs::remove_file(&path);
-        let expected: String = (1..=1500).map(|n| format!("line {n}\n")).collect();
-        assert_eq!(file, expected);
-        assert_eq!(collected.lines.len(), 201);
-        assert_eq!(collected.lines[99], "line 100");
+    fn the_byte_limit_keeps_both_ends() {
+        assert_eq!(cut_to_bytes("short", 5), None);
+        let text = "y".repeat(1000);
+        let cut = cut_to_bytes(&text, 100).unwrap_or_default();
+        assert!(cut.len() <= 100, "{cut}");
         assert_eq!(
-            collected.lines[100],
-            format!("\n... (1300 lines written to {}) ...\n", path.display())
+            cut,
+            format!(
+                "{}\n... (932 bytes truncated) ...\n{}",
+                "y".repeat(34),
+                "y".repeat(34)
+            )
         );
-        assert_eq!(collected.lines[101], "line 1401");
-        assert_eq!(collected.lines[200], "line 1500");
-    }
-
-    #[test]
-    fn few_huge_lines_are_not_repeated() {
-        let mut collector = Collector::default();
-        for n in 0..3 {
-            collector.push(format!("{n}{}", "x".repeat(200 * 1024)));
-        }
-        let collected = collector.finish();
-        if let Some(path) = &collected.spill_path {
-            let _ = std::fs::remove_file(path);
-        }
-        assert_eq!(collected.lines.len(), 4);
-        assert!(collected.lines[3].starts_with("\n... (0 lines written to "));
+        // Near a line's end, the cut is there; never inside a character.
+        let lines: String = (0..100).map(|n| format!("line {n:03} €\n")).collect();
+        let cut = cut_to_bytes(&lines, 200).unwrap_or_default();
+        assert!(cut.len() <= 200);
+        assert!(
+            cut.starts_with("line 000 €\n") && cut.ends_with("line 099 €"),
+            "{cut}"
+        );
+        let notice = cut
+            .lines()
+            .find(|l| l.starts_with("... ("))
+            .unwrap_or_default();
+        let cut_bytes: usize = notice
+            .strip_prefix("... (")
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        // Kept, cut and the notice's own newlines (the last line's newline trimmed) add up.
+        let kept = cut.len() + 1 - notice.len() - 2;
+        assert_eq!(kept + cut_bytes, lines.len(), "{cut}");
     }
 }

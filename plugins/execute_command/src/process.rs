@@ -22,8 +22,8 @@ use rustix::process::{
     kill_process_group, test_kill_process_group, waitid, Pid, Signal, WaitId, WaitIdOptions,
 };
 
+use crate::capture::{Capture, Collected, Limits};
 use crate::messages::Ending;
-use crate::output::{Collected, Collector, LineSplitter};
 
 /// How long a stopped process group gets between SIGTERM and SIGKILL.
 pub const KILL_AFTER: Duration = Duration::from_secs(2);
@@ -34,10 +34,6 @@ const QUICK_TICK: Duration = Duration::from_millis(1);
 /// How long output may stay unread after the group is gone (a process that left the group may
 /// hold the pipe open for ever).
 const DRAIN: Duration = Duration::from_millis(500);
-/// Streaming: pending lines are sent at this many lines, bytes, or after this long.
-const FLUSH_LINES: usize = 20;
-const FLUSH_BYTES: usize = 2048;
-const FLUSH_AFTER: Duration = Duration::from_millis(100);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -55,6 +51,8 @@ pub struct Request<'a> {
     /// The program and arguments that run the shell in the sandbox (the host's supervisor);
     /// empty: the shell runs directly.
     pub prefix: &'a [String],
+    /// How much of the output is kept.
+    pub limits: Limits,
 }
 
 /// The run's surroundings: where output goes, and whether the call was cancelled.
@@ -117,8 +115,7 @@ pub fn run(request: &Request<'_>, events: &mut dyn Events) -> io::Result<Outcome
     let child = command.spawn()?;
     // The parent's copies of the pipe's write end must close, or the pipe never ends.
     drop(command);
-    let mut runner = Runner::new(child, File::from(reader));
-    runner.run(request.timeout, events)
+    Runner::new(child, File::from(reader), request.limits.clone()).run(request.timeout, events)
 }
 
 /// Why the run was stopped.
@@ -132,25 +129,21 @@ struct Runner {
     child: Child,
     group: Pid,
     pipe: File,
-    splitter: LineSplitter,
-    collector: Collector,
-    stream: Stream,
+    capture: Capture,
 }
 
 impl Runner {
-    fn new(child: Child, pipe: File) -> Self {
+    fn new(child: Child, pipe: File, limits: Limits) -> Self {
         let group = Pid::from_child(&child);
         Self {
             child,
             group,
             pipe,
-            splitter: LineSplitter::default(),
-            collector: Collector::default(),
-            stream: Stream::default(),
+            capture: Capture::new(limits),
         }
     }
 
-    fn run(&mut self, timeout: Duration, events: &mut dyn Events) -> io::Result<Outcome> {
+    fn run(mut self, timeout: Duration, events: &mut dyn Events) -> io::Result<Outcome> {
         // A timeout too large to represent never passes (the host's call timeout still does).
         let deadline = Instant::now().checked_add(timeout);
         let mut buffer = vec![0u8; 64 * 1024];
@@ -171,7 +164,8 @@ impl Runner {
                 eof = self.read(&mut buffer, events);
             }
             let now = Instant::now();
-            self.stream.flush_if_due(now, events);
+            self.capture
+                .flush_if_due(now, &mut |chunk| events.output(chunk));
             if status.is_none() && self.leader_exited() {
                 // Whatever the shell left behind goes with it.
                 if term_sent.is_none() {
@@ -217,10 +211,7 @@ impl Runner {
                 }
             }
         }
-        if let Some(line) = self.splitter.finish() {
-            self.take_line(line, events);
-        }
-        self.stream.flush(events);
+        let collected = self.capture.finish(&mut |chunk| events.output(chunk));
         let ending = match (stop, status.flatten()) {
             (Some(Stop::Timeout), _) => Ending::TimedOut(timeout),
             (Some(Stop::Cancelled), _) => Ending::Cancelled,
@@ -231,7 +222,6 @@ impl Runner {
             },
             (None, None) => Ending::Unknown,
         };
-        let collected = std::mem::take(&mut self.collector).finish();
         Ok(Outcome { ending, collected })
     }
 
@@ -253,25 +243,12 @@ impl Runner {
         match self.pipe.read(buffer) {
             Ok(0) => true,
             Ok(n) => {
-                for line in self.splitter.push(&buffer[..n]) {
-                    self.take_line(line, events);
-                }
+                self.capture
+                    .push(&buffer[..n], &mut |chunk| events.output(chunk));
                 false
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => false,
             Err(_) => true,
-        }
-    }
-
-    fn take_line(&mut self, line: String, events: &mut dyn Events) {
-        let spilling = self.collector.is_spilling();
-        if !spilling {
-            self.stream.push(&line);
-        }
-        if let Some(notice) = self.collector.push(line) {
-            // Everything up to here was streamed; from now on the output goes to the file.
-            self.stream.flush(events);
-            events.output(&notice);
         }
     }
 
@@ -326,42 +303,6 @@ fn live_members(group: i32) -> Option<bool> {
     Some(false)
 }
 
-/// Output lines waiting to be shown to the user.
-#[derive(Debug, Default)]
-struct Stream {
-    pending: Vec<String>,
-    bytes: usize,
-    since: Option<Instant>,
-}
-
-impl Stream {
-    fn push(&mut self, line: &str) {
-        self.since.get_or_insert_with(Instant::now);
-        self.bytes += line.len() + 1;
-        self.pending.push(line.to_string());
-    }
-
-    fn flush_if_due(&mut self, now: Instant, events: &mut dyn Events) {
-        let due = self.pending.len() >= FLUSH_LINES
-            || self.bytes >= FLUSH_BYTES
-            || self
-                .since
-                .is_some_and(|since| now.saturating_duration_since(since) >= FLUSH_AFTER);
-        if due {
-            self.flush(events);
-        }
-    }
-
-    fn flush(&mut self, events: &mut dyn Events) {
-        if !self.pending.is_empty() {
-            events.output(&self.pending.join("\n"));
-        }
-        self.pending.clear();
-        self.bytes = 0;
-        self.since = None;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +332,7 @@ mod tests {
             shell: PathBuf::from("/bin/sh"),
             login: false,
             prefix: &[],
+            limits: Limits::default(),
         };
         run(&request, events).unwrap_or_else(|e| panic!("cannot run: {e}"))
     }

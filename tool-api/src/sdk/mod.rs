@@ -27,6 +27,7 @@ mod guard;
 pub mod js;
 mod params;
 pub mod paths;
+pub mod private_dir;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 mod spec;
