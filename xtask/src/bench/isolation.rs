@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::mcp::Session;
+use super::mcp_client::Session;
 use crate::util::library_file_name;
 
 /// Target for what an isolated no-op call adds over the in-process one.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::mcp::{check_read, percentile, Server, Session, CALLS, WARMUP};
+use super::mcp_client::{check_read, percentile, Server, Session, CALLS, WARMUP};
 use crate::bench::startup::ms;
 
 /// Sessions of the load figure.

@@ -8,7 +8,9 @@
 
 use serde_json::{json, Value};
 
-use crate::bench::mcp::{check_read, reference_server, ten_kb_text, Server, Session, NPM_PACKAGE};
+use crate::bench::mcp_client::{
+    check_read, reference_server, ten_kb_text, Server, Session, NPM_PACKAGE,
+};
 use crate::bench::startup::{tempfile_dir, warm_plugin_index};
 use crate::build;
 use crate::util::plugin_crates;

@@ -8,6 +8,7 @@ mod hotswap;
 mod isolation;
 mod list;
 mod mcp;
+mod mcp_client;
 mod mcp_http;
 mod memory;
 mod paths;
