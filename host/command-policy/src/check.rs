@@ -1,8 +1,15 @@
 //! Both stages of the check: Cline's, then the parser-based analysis of what would really run.
 
 use crate::found::Risky;
+use crate::pattern::Pattern;
+use crate::rules::{Reason, Rules};
 use crate::verdict::{CheckedPart, Denial, Trace, UnsafeConstruct};
-use crate::{cline, shell, Pattern, Reason, Rules, MAX_COMMAND_BYTES, MAX_NESTING};
+use crate::{cline, shell};
+
+/// Longest command the parser is given; longer ones are refused when permissions are set.
+const MAX_COMMAND_BYTES: usize = 128 * 1024;
+/// Most nesting constructs (`(`, `{`, backticks, `if`, loops) a command may contain.
+const MAX_NESTING: usize = 500;
 
 /// Both stages of the check; `None` when the command may run. With a trace, every part is
 /// checked and recorded; the verdict is the same (the first refusal).

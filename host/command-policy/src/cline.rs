@@ -10,7 +10,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{CheckedPart, Denial, Reason, Rules};
+use crate::rules::{Reason, Rules};
+use crate::verdict::{CheckedPart, Denial};
 
 /// The first line separator or backtick outside the quotes that make it harmless, named as
 /// Cline names it (`\n` and `\r` as two-character escapes, other separators as `U+XXXX`).

@@ -331,3 +331,36 @@ pub struct Risky {
     /// the value starts. Deny rules see the option and its value as two words (`-c VALUE`).
     pub split: Option<(usize, usize)>,
 }
+
+impl Risky {
+    /// An option at the words `words`, whose characters `fixed` a pattern must name.
+    pub(crate) fn new(
+        option: impl Into<String>,
+        words: Vec<usize>,
+        fixed: (usize, Range<usize>),
+    ) -> Self {
+        Self {
+            option: option.into(),
+            words,
+            fixed: vec![fixed],
+            code: None,
+            split: None,
+        }
+    }
+
+    /// An argument only known at run time where an option could stand.
+    pub(crate) fn unknown(name: usize, word: usize) -> Self {
+        Self {
+            option: "an argument only known at run time".to_string(),
+            words: vec![name, word],
+            fixed: Vec::new(),
+            code: None,
+            split: None,
+        }
+    }
+
+    /// Whether an allow pattern can name it at all.
+    pub fn nameable(&self) -> bool {
+        !self.fixed.is_empty()
+    }
+}

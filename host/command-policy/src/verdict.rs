@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use crate::{Pattern, Reason, ENV_VAR};
+use crate::pattern::Pattern;
+use crate::rules::{Reason, ENV_VAR};
 
 /// The outcome of a check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
