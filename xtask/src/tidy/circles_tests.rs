@@ -125,8 +125,10 @@ fn self_and_relative_paths_lead_from_the_module_they_are_written_in() {
 
 #[test]
 fn paths_that_leave_the_crate_or_name_locals_make_no_edge() {
+    // `$crate` in a macro's body is the crate of whoever expands it.
     let a = "use std::fmt;\nuse serde::Serialize;\npub fn f(b: u8) -> u8 { b }\n\
-             pub(in crate::b) fn g() -> fmt::Result { ::b::x(); Ok(()) }\n";
+             pub(in crate::b) fn g() -> fmt::Result { ::b::x(); Ok(()) }\n\
+             macro_rules! m { () => { $crate::b::g() }; }\n";
     assert!(circles(&[
         ("c/src/lib.rs", LIB),
         ("c/src/a.rs", a),
@@ -311,12 +313,16 @@ fn a_local_named_like_a_module_is_no_path_to_it() {
 }
 
 #[test]
-fn a_file_that_is_not_rust_is_a_problem() {
-    let tree = Tree::of(&[("c/src/lib.rs", "mod a;\n"), ("c/src/a.rs", "fn (\n")]);
+fn a_file_that_is_not_rust_or_is_missing_is_a_problem() {
+    let tree = Tree::of(&[
+        ("c/src/lib.rs", "mod a;\nmod gone;\n"),
+        ("c/src/a.rs", "fn (\n"),
+    ]);
     let krate = Crate::load(&tree, Path::new("c/src/lib.rs"));
-    assert_eq!(krate.problems.len(), 1);
+    assert_eq!(krate.problems.len(), 2, "{:?}", krate.problems);
+    assert_eq!(krate.problems[0], "c/src/lib.rs: no file for `mod gone;`");
     assert!(
-        krate.problems[0].starts_with("c/src/a.rs: cannot be read as Rust: line 1:"),
+        krate.problems[1].starts_with("c/src/a.rs: cannot be read as Rust: line 1:"),
         "{:?}",
         krate.problems
     );
