@@ -212,6 +212,12 @@ impl ProcessTable {
             let Some(by) = self.starter(pid) else {
                 continue;
             };
+            // A command supervisor is toolhost's own code: it makes no TCP socket, nothing in
+            // the sandbox can hand it one, and it is undumpable (a command must not read its
+            // environment), so its descriptors cannot be read by the same user anyway.
+            if matches!(self.markers.get(&pid), Some(Starter::Supervisor(_))) {
+                continue;
+            }
             match self.holds(pid, target) {
                 Ok(true) => return Origin::ToolCall { pid, by },
                 Ok(false) => {}
@@ -339,6 +345,33 @@ mod tests {
         assert_eq!(table.starter(20), None);
         assert_eq!(table.starter(1), None);
         assert_eq!(table.starter(30), None);
+    }
+
+    #[test]
+    fn a_supervisor_is_not_looked_into_but_what_it_started_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // The supervisor's descriptors cannot be read (here: `task` is not a directory).
+        std::fs::create_dir_all(root.join("11")).unwrap();
+        std::fs::write(root.join("11/task"), "").unwrap();
+        std::fs::create_dir_all(root.join("12/task/12/fd")).unwrap();
+        let table = |parents: &[(u32, u32)]| ProcessTable {
+            root: root.to_path_buf(),
+            parents: parents.iter().copied().collect(),
+            markers: HashMap::from([(11, Starter::Supervisor(11))]),
+            this: 10,
+        };
+        assert_eq!(
+            table(&[(11, 1), (12, 11)]).holder_under_marker("socket:[7]"),
+            Origin::User
+        );
+        // A command whose descriptors cannot be read is another matter.
+        std::fs::remove_dir_all(root.join("12/task")).unwrap();
+        std::fs::write(root.join("12/task"), "").unwrap();
+        assert!(matches!(
+            table(&[(11, 1), (12, 11)]).holder_under_marker("socket:[7]"),
+            Origin::Unknown(_)
+        ));
     }
 
     #[test]
