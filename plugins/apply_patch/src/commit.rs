@@ -103,7 +103,10 @@ pub fn commit(workspace: &Workspace, ops: &[Op]) -> Result<(), CommitError> {
             created_dirs.remove();
             return Err(CommitError {
                 path_changed: matches!(error, FsError::Changed { .. }),
-                message: format!("Could not write {label}: {error}. No file was changed."),
+                message: format!(
+                    "Could not write {label}: {}. No file was changed.",
+                    tool_api::texts::clause(&error)
+                ),
             });
         }
     };
@@ -114,10 +117,14 @@ pub fn commit(workspace: &Workspace, ops: &[Op]) -> Result<(), CommitError> {
             created_dirs.remove();
             let label = op.label();
             let message = if unrestored.is_empty() {
-                format!("Could not change {label}: {error}. No file was changed.")
+                format!(
+                    "Could not change {label}: {}. No file was changed.",
+                    tool_api::texts::clause(&error)
+                )
             } else {
                 format!(
-                    "Could not change {label}: {error}. Undoing the other changes failed for: {}.",
+                    "Could not change {label}: {}. Undoing the other changes failed for: {}.",
+                    tool_api::texts::clause(&error),
                     unrestored.join(", ")
                 )
             };

@@ -115,7 +115,10 @@ pub fn prepare(request: &EditRequest<'_>, is_final: bool) -> Result<Prepared, Pr
         } else if e.is_blocked() {
             PrepareError::Blocked(e.to_string())
         } else {
-            PrepareError::File(format!("Cannot open '{display}': {e}."))
+            PrepareError::File(format!(
+                "Cannot open '{display}': {}.",
+                tool_api::texts::clause(&e)
+            ))
         }
     })?;
     let existed = existing.is_some();
@@ -184,7 +187,13 @@ pub fn commit(request: &EditRequest<'_>, prepared: &Prepared) -> Result<String, 
         } else {
             ToolErrorKind::FAILED
         };
-        ToolError::new(kind, format!("Failed to save '{display}': {e}. {state}"))
+        ToolError::new(
+            kind,
+            format!(
+                "Failed to save '{display}': {}. {state}",
+                tool_api::texts::clause(&e)
+            ),
+        )
     })?;
     let shown = final_content(&for_model(display, &prepared.new_content));
     Ok(texts::saved(display, &shown))
