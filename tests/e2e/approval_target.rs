@@ -202,9 +202,10 @@ fn a_link_made_by_a_sandboxed_command_is_named_in_every_approval_question() {
     let scene = Scene::new("[auto_approve]\nexecute_safe_commands = true\n");
     let mut client = scene.serve("in-process");
     let tmp_build = scene.tmp.join("build");
-    // The model's command, in the sandbox: links where they persist (the workspace, TMPDIR);
-    // a marker outside the writable roots shows that it ran confined.
-    let marker = scene.base.join("marker");
+    // The model's command, in the sandbox: a link in the workspace, where it persists, and
+    // one in TMPDIR, which is the command's own and gone when it ends; a marker outside the
+    // writable roots (the home directory) shows that it ran confined.
+    let marker = scene.home.join("marker");
     let script = format!(
         "ln -s '{ssh}' build && ln -s '{ssh}' '{tmp}' && (touch '{marker}' 2>/dev/null || echo confined)",
         ssh = scene.ssh.display(),
@@ -223,7 +224,10 @@ fn a_link_made_by_a_sandboxed_command_is_named_in_every_approval_question() {
         std::fs::read_link(scene.ws.join("build")).unwrap(),
         scene.ssh
     );
-    assert_eq!(std::fs::read_link(&tmp_build).unwrap(), scene.ssh);
+    assert!(std::fs::symlink_metadata(&tmp_build).is_err(), "{ran}");
+    // The same link outside the workspace, made where a command's would not be seen (by
+    // anything else that can write the temporary directory).
+    std::os::unix::fs::symlink(&scene.ssh, &tmp_build).unwrap();
 
     let outside =
         |typed: &str, target: &str| format!("{typed} → ~/.ssh{target} (outside the workspace)");
