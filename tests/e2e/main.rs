@@ -3,6 +3,7 @@
 
 mod abi_compatibility;
 mod apply_patch;
+mod approval_target;
 mod browser_action;
 mod bundles;
 mod cli;

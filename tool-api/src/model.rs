@@ -324,6 +324,42 @@ pub struct PathVerdict {
     /// The `.clineignore` rule that blocks it, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_rule: Option<String>,
+    /// Where it really leads, for people, when that is not where it seems to lead (a symbolic
+    /// link on the way): relative to cwd inside it, else absolute with the home directory as
+    /// `~`. Approval questions show it ([`PathVerdict::shown`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leads_to: Option<String>,
+    /// What the target was reached from when the verdict was made (the target itself, or the
+    /// directory that will hold it): the workspace capability reaches the target through this
+    /// same file or directory or not at all. `None` from a host that pins nothing (an older
+    /// one): the path is then resolved again and held to its real path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<PathAnchor>,
+}
+
+impl PathVerdict {
+    /// The path for an approval question: its display, and where it really leads when that
+    /// differs (`build/keys → ~/.ssh/keys`).
+    pub fn shown(&self) -> String {
+        match &self.leads_to {
+            Some(target) => format!("{} → {target}", self.display),
+            None => self.display.clone(),
+        }
+    }
+}
+
+/// What a verdict's target is reached from, by identity: the deepest existing component of
+/// the path where it really leads, when the verdict was made (the target itself when it
+/// exists, else the deepest existing directory above it). The target,
+/// [`PathVerdict::resolved`], is this or below it, reached without following any symbolic link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathAnchor {
+    /// Its real path when the verdict was made.
+    pub path: String,
+    /// Its device (`st_dev`).
+    pub device: u64,
+    /// Its inode (`st_ino`).
+    pub inode: u64,
 }
 
 /// The plugin capability (in `export_plugin!(capabilities: [...])`) saying that the plugin's

@@ -2,6 +2,16 @@
 //!
 //! Models are tuned to these exact formats; change them only together with the conformance data.
 
+/// A message (an error's, say) as a clause inside a longer sentence: without its final
+/// period, so that `"Could not write x: {clause}. No file was changed."` reads once.
+pub fn clause(message: &impl std::fmt::Display) -> String {
+    message
+        .to_string()
+        .trim_end()
+        .trim_end_matches('.')
+        .to_string()
+}
+
 /// Wraps an error message the way the model expects tool failures.
 pub fn tool_error(message: &str) -> String {
     format!("The tool execution failed with the following error:\n<error>\n{message}\n</error>")
@@ -118,6 +128,15 @@ pub fn format_size(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clause_has_no_final_period() {
+        assert_eq!(clause(&"it was not accessed."), "it was not accessed");
+        assert_eq!(
+            clause(&"Permission denied (os error 13)"),
+            "Permission denied (os error 13)"
+        );
+    }
 
     #[test]
     fn sizes_are_formatted_like_cline() {

@@ -62,7 +62,7 @@ impl Call {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return Some(outcome),
         };
-        let result = if ready.services.cancellation.is_cancelled() {
+        let mut result = if ready.services.cancellation.is_cancelled() {
             // Cancelled while it waited for its approval or its hooks: the tool never starts.
             Err(ToolError::new(
                 ToolErrorKind::CANCELLED,
@@ -71,6 +71,21 @@ impl Call {
         } else {
             ready.run_handler(clock)
         };
+        // A path changed after it was checked: the tool did nothing; it runs again once the
+        // paths are checked (and approved) again where they lead now.
+        let mut changes = 0;
+        while let Err(changed) = &result {
+            if changed.kind != ToolErrorKind::PATH_CHANGED || clock.abandoned() {
+                break;
+            }
+            changes += 1;
+            let changed = changed.clone();
+            result = match host.upgrade()?.check_again(&mut ready, &changed, changes) {
+                Ok(()) if clock.again() => ready.run_handler(clock),
+                Ok(()) => return None,
+                Err(e) => Err(e),
+            };
+        }
         if clock.abandoned() {
             return None;
         }
@@ -88,11 +103,11 @@ pub(super) enum Prepared {
 
 /// A call past its checks, approval and PreToolUse hooks, its handler about to run.
 pub(super) struct ReadyCall {
-    tool: Arc<RegisteredTool>,
-    params: Map<String, Value>,
-    call: PreparedCall,
-    options: CallOptions,
-    subagent: bool,
+    pub(super) tool: Arc<RegisteredTool>,
+    pub(super) params: Map<String, Value>,
+    pub(super) call: PreparedCall,
+    pub(super) options: CallOptions,
+    pub(super) subagent: bool,
     /// What the PreToolUse hooks add to a successful result.
     pre_context: Option<String>,
     /// Its host services, its own cancellation among them.
@@ -194,7 +209,7 @@ impl Host {
                 path: paths.first().cloned(),
                 message: approval::message(name, verdicts.first()),
             };
-            let decision = self.decide_approval_for(&request, inside, subagent, ui);
+            let (decision, _) = self.decide_approval_for(&request, inside, subagent, ui);
             if !decision.approved {
                 return Err(denied(decision.feedback));
             }

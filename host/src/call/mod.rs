@@ -15,6 +15,7 @@ mod hot_swap;
 pub mod outcome;
 mod pending;
 mod prepare;
+mod recheck;
 mod run;
 mod services;
 mod sessions;
@@ -351,18 +352,19 @@ impl Host {
             .path
             .as_deref()
             .is_none_or(|p| self.workspace.verdict(p).inside_workspace);
-        self.decide_approval_for(request, inside, subagent, ui)
+        self.decide_approval_for(request, inside, subagent, ui).0
     }
 
     /// [`Host::decide_approval`] when it is already known whether the operation stays inside
-    /// the workspace, asking `ui`. The decision is shown there as an `approval` event.
+    /// the workspace, asking `ui`, and how it was decided ([`approval::decide`]). The decision
+    /// is shown there as an `approval` event.
     fn decide_approval_for(
         &self,
         request: &ApprovalRequest,
         inside: bool,
         subagent: bool,
         ui: &dyn Ui,
-    ) -> ApprovalDecision {
+    ) -> (ApprovalDecision, &'static str) {
         let asked = approval::Asked {
             mode: self.approval,
             auto_approve: &self.settings.auto_approve,
@@ -381,7 +383,7 @@ impl Host {
             &format!("{}: {verdict} ({how})", request.message),
             false,
         );
-        decision
+        (decision, how)
     }
 
     /// The task context for a call, as the handler reads it.

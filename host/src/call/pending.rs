@@ -167,6 +167,16 @@ impl HandlerClock {
             .is_ok()
     }
 
+    /// The handler is to run again (a path of the call changed after it was checked): its
+    /// next start is timed afresh. `false` when the caller gave the call up.
+    pub fn again(&self) -> bool {
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
+                (state != ABANDONED).then_some(NOT_STARTED)
+            })
+            .is_ok()
+    }
+
     /// Whether the caller gave the call up.
     pub fn abandoned(&self) -> bool {
         self.state.load(Ordering::Acquire) == ABANDONED

@@ -70,8 +70,8 @@ impl std::fmt::Display for Starter {
 /// The origin of the peer `peer` of a connection accepted at `local`.
 pub fn origin(peer: SocketAddr, local: SocketAddr) -> Origin {
     let (peer, local) = (canonical(peer), canonical(local));
-    let inode = match socket_inode(peer, local) {
-        Ok(Some(inode)) => inode,
+    let (inode, owner) = match socket_inode(peer, local) {
+        Ok(Some(found)) => found,
         Ok(None) if peer.ip().is_loopback() => {
             return Origin::Unknown(format!("no socket of this machine has the address {peer}"))
         }
@@ -82,7 +82,14 @@ pub fn origin(peer: SocketAddr, local: SocketAddr) -> Origin {
             ))
         }
     };
-    let table = ProcessTable::read(Path::new("/proc"), std::process::id());
+    // A tool call's processes run as this user (a sandbox's user namespace maps only this
+    // user), so a socket of another user's is no tool call's; and only this user's processes
+    // are looked into (another user's descriptors cannot be read, and need not be).
+    let uid = rustix::process::getuid().as_raw();
+    if owner != uid {
+        return Origin::User;
+    }
+    let table = ProcessTable::read(Path::new("/proc"), std::process::id(), uid);
     table.holder_under_marker(&format!("socket:[{inode}]"))
 }
 
@@ -92,9 +99,9 @@ fn canonical(addr: SocketAddr) -> SocketAddr {
     SocketAddr::new(addr.ip().to_canonical(), addr.port())
 }
 
-/// The inode of this network namespace's TCP socket whose local address is `peer` and remote
-/// address `local`; `None` when there is none.
-fn socket_inode(peer: SocketAddr, local: SocketAddr) -> std::io::Result<Option<u64>> {
+/// The inode and owner (user id) of this network namespace's TCP socket whose local address
+/// is `peer` and remote address `local`; `None` when there is none.
+fn socket_inode(peer: SocketAddr, local: SocketAddr) -> std::io::Result<Option<(u64, u32)>> {
     use netlink_packet_core::{NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_REQUEST};
     use netlink_packet_sock_diag::inet::{ExtensionFlags, InetRequest, SocketId, StateFlags};
     use netlink_packet_sock_diag::{SockDiagMessage, AF_INET, AF_INET6, IPPROTO_TCP};
@@ -131,9 +138,10 @@ fn socket_inode(peer: SocketAddr, local: SocketAddr) -> std::io::Result<Option<u
     let answer = NetlinkMessage::<SockDiagMessage>::deserialize(&reply[..size.min(reply.len())])
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     match answer.payload {
-        NetlinkPayload::InnerMessage(SockDiagMessage::InetResponse(response)) => {
-            Ok(Some(u64::from(response.header.inode)))
-        }
+        NetlinkPayload::InnerMessage(SockDiagMessage::InetResponse(response)) => Ok(Some((
+            u64::from(response.header.inode),
+            response.header.uid,
+        ))),
         NetlinkPayload::Error(error) => match error.code {
             Some(code) if -code.get() == nix::libc::ENOENT => Ok(None),
             Some(code) => Err(std::io::Error::from_raw_os_error(-code.get())),
@@ -155,8 +163,9 @@ struct ProcessTable {
 }
 
 impl ProcessTable {
-    /// The table of the processes under `root` (`/proc`), `this` being the serving host.
-    fn read(root: &Path, this: u32) -> Self {
+    /// The table of the processes of user `uid` under `root` (`/proc`), `this` being the
+    /// serving host. (A process's parent may be another user's: it is still its parent.)
+    fn read(root: &Path, this: u32, uid: u32) -> Self {
         let mut parents = HashMap::new();
         let mut markers = HashMap::from([(this, Starter::ThisHost)]);
         for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
@@ -174,6 +183,9 @@ impl ProcessTable {
                 continue;
             };
             parents.insert(pid, ppid);
+            if real_uid(&entry.path()) != Some(uid) {
+                continue;
+            }
             if let Some(starter) = std::fs::read(entry.path().join("cmdline"))
                 .ok()
                 .and_then(|cmdline| starter_of(pid, &cmdline))
@@ -212,6 +224,12 @@ impl ProcessTable {
             let Some(by) = self.starter(pid) else {
                 continue;
             };
+            // A command supervisor is toolhost's own code: it makes no TCP socket, nothing in
+            // the sandbox can hand it one, and it is undumpable (a command must not read its
+            // environment), so its descriptors cannot be read by the same user anyway.
+            if matches!(self.markers.get(&pid), Some(Starter::Supervisor(_))) {
+                continue;
+            }
             match self.holds(pid, target) {
                 Ok(true) => return Origin::ToolCall { pid, by },
                 Ok(false) => {}
@@ -258,6 +276,19 @@ impl ProcessTable {
         }
         Ok(false)
     }
+}
+
+/// The real user id of the process at `dir` (`/proc/PID`), from its status (readable whatever
+/// the process's dumpable state).
+fn real_uid(dir: &Path) -> Option<u32> {
+    let status = std::fs::read_to_string(dir.join("status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("Uid:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// `Ok(false)` for a process or thread that has ended, `Err` for one that cannot be read.
@@ -342,6 +373,33 @@ mod tests {
     }
 
     #[test]
+    fn a_supervisor_is_not_looked_into_but_what_it_started_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // The supervisor's descriptors cannot be read (here: `task` is not a directory).
+        std::fs::create_dir_all(root.join("11")).unwrap();
+        std::fs::write(root.join("11/task"), "").unwrap();
+        std::fs::create_dir_all(root.join("12/task/12/fd")).unwrap();
+        let table = |parents: &[(u32, u32)]| ProcessTable {
+            root: root.to_path_buf(),
+            parents: parents.iter().copied().collect(),
+            markers: HashMap::from([(11, Starter::Supervisor(11))]),
+            this: 10,
+        };
+        assert_eq!(
+            table(&[(11, 1), (12, 11)]).holder_under_marker("socket:[7]"),
+            Origin::User
+        );
+        // A command whose descriptors cannot be read is another matter.
+        std::fs::remove_dir_all(root.join("12/task")).unwrap();
+        std::fs::write(root.join("12/task"), "").unwrap();
+        assert!(matches!(
+            table(&[(11, 1), (12, 11)]).holder_under_marker("socket:[7]"),
+            Origin::Unknown(_)
+        ));
+    }
+
+    #[test]
     fn a_connection_of_this_process_is_found_as_its_own() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -356,8 +414,10 @@ mod tests {
             }
         );
         // The same socket, this process not being the host: a user's.
-        let inode = socket_inode(peer, local).unwrap().unwrap();
-        let table = ProcessTable::read(Path::new("/proc"), u32::MAX);
+        let (inode, owner) = socket_inode(peer, local).unwrap().unwrap();
+        assert_eq!(owner, rustix::process::getuid().as_raw());
+        let uid = rustix::process::getuid().as_raw();
+        let table = ProcessTable::read(Path::new("/proc"), u32::MAX, uid);
         assert_eq!(
             table.holder_under_marker(&format!("socket:[{inode}]")),
             Origin::User

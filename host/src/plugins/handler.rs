@@ -101,6 +101,8 @@ pub fn refused_verdict(path: &str) -> PathVerdict {
         display: path.to_string(),
         refused: true,
         ignore_rule: None,
+        leads_to: None,
+        anchor: None,
     }
 }
 

@@ -216,10 +216,13 @@ pub fn load(path: &Path) -> Result<PluginInfo, LoadError> {
 /// Loads a private copy of the library at `path`, so that it can be loaded again after the
 /// file changes: the dynamic loader hands back the already loaded image for a path (and for a
 /// file with the same inode), so every generation needs a file of its own. The copy is sealed
-/// in memory ([`SealedLibrary`]) and dropped once mapped; the mapping stays.
+/// in memory ([`SealedLibrary`]) and kept for the life of the process, as its image is
+/// ([`SealedLibrary::keep_loaded`]).
 pub fn load_copy(path: &Path) -> Result<PluginInfo, LoadError> {
     let copy = SealedLibrary::copy(path)?;
-    load_mapped(&copy.path(), path)
+    let loaded = load_mapped(&copy.path(), path);
+    copy.keep_loaded();
+    loaded
 }
 
 /// Loads the library at `path` where `placement` says it runs; `copy`: a private copy when

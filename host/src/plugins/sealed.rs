@@ -17,6 +17,7 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::fs::FileExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
 
@@ -78,6 +79,18 @@ impl SealedLibrary {
     /// The path the dynamic loader opens the copy by (valid while `self` lives).
     pub fn path(&self) -> PathBuf {
         fd_path(&self.file)
+    }
+
+    /// Keeps the copy open for the rest of the process, once the dynamic loader has (or may
+    /// have) mapped it: the loader knows a loaded library by the name it was opened by, so a
+    /// later copy opened as `/proc/self/fd/N` with `N` reused would be handed the earlier,
+    /// still mapped image. Library images are never unloaded, so neither are their names.
+    pub fn keep_loaded(self) {
+        static LOADED: Mutex<Vec<File>> = Mutex::new(Vec::new());
+        LOADED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(self.file);
     }
 
     /// Sends the copy's descriptor over `channel` (one byte, the descriptor attached).

@@ -54,6 +54,9 @@ pub struct Asked<'a> {
     pub ui: &'a dyn Ui,
 }
 
+/// How a decision the user made was reached (see [`decide`]).
+pub const BY_THE_USER: &str = "by the user";
+
 /// The decision on `request`, and how it was reached (for the `approval` event): `--yes`,
 /// the settings, the user, or nobody to ask.
 pub fn decide(request: &ApprovalRequest, asked: &Asked<'_>) -> (ApprovalDecision, &'static str) {
@@ -79,8 +82,8 @@ pub fn decide(request: &ApprovalRequest, asked: &Asked<'_>) -> (ApprovalDecision
     }
     match asked.mode {
         ApprovalMode::Ask => match asked.ui.ask("tool", &request.message) {
-            Some(reply) if reply.response == AskResponse::Yes => (approved, "by the user"),
-            Some(reply) => (refused(reply.text.filter(|t| !t.is_empty())), "by the user"),
+            Some(reply) if reply.response == AskResponse::Yes => (approved, BY_THE_USER),
+            Some(reply) => (refused(reply.text.filter(|t| !t.is_empty())), BY_THE_USER),
             None => (refused(None), "nobody to ask"),
         },
         ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => {
@@ -90,11 +93,12 @@ pub fn decide(request: &ApprovalRequest, asked: &Asked<'_>) -> (ApprovalDecision
 }
 
 /// The message of the host's own approval request for a call of `tool` whose first path
-/// parameter has `verdict`.
+/// parameter has `verdict`: the path, and where it really leads when a link makes that
+/// somewhere else (`PathVerdict::shown`).
 pub fn message(tool: &str, verdict: Option<&PathVerdict>) -> String {
     match verdict {
-        Some(v) if v.inside_workspace => format!("{tool} wants to use {}", v.display),
-        Some(v) => format!("{tool} wants to use {} (outside the workspace)", v.display),
+        Some(v) if v.inside_workspace => format!("{tool} wants to use {}", v.shown()),
+        Some(v) => format!("{tool} wants to use {} (outside the workspace)", v.shown()),
         None => format!("{tool} wants to run"),
     }
 }

@@ -73,7 +73,7 @@ pub(super) fn committed_ignored(root: &Path, ignore: &ClineIgnore) -> Option<Lea
     if !ignore.is_active() {
         return None;
     }
-    let found = match Repository::of(root) {
+    let found = match Repository::cached(root) {
         Ok(Some(repository)) => repository,
         Ok(None) => return None,
         Err(objects) => {
@@ -118,6 +118,7 @@ pub(super) fn committed_ignored(root: &Path, ignore: &ClineIgnore) -> Option<Lea
 }
 
 /// A repository a workspace root is in.
+#[derive(Debug, Clone)]
 struct Repository {
     root: PathBuf,
     common_dir: PathBuf,
@@ -125,7 +126,33 @@ struct Repository {
     prefix: String,
 }
 
+/// What [`Repository::of`] found for a root, and the `.git` of the root it was found with.
+type Located = (Option<(u64, u64, i64)>, Result<Option<Repository>, PathBuf>);
+
+/// The repositories of the roots looked at, so that git runs again only when a root's `.git`
+/// changed (made, removed, replaced).
+static LOCATED: Mutex<Option<HashMap<PathBuf, Located>>> = Mutex::new(None);
+
 impl Repository {
+    /// [`Repository::of`], asked again only when `root/.git` is not the one it was.
+    fn cached(root: &Path) -> Result<Option<Self>, PathBuf> {
+        let id = std::fs::symlink_metadata(root.join(".git"))
+            .ok()
+            // A directory's status changes with every commit; its identity is what counts.
+            // A `.git` file is read for where it points, so its changes count too.
+            .map(|m| (m.dev(), m.ino(), if m.is_dir() { 0 } else { m.ctime() }));
+        let mut located = LOCATED.lock().unwrap_or_else(PoisonError::into_inner);
+        let located = located.get_or_insert_with(HashMap::new);
+        if let Some((seen, found)) = located.get(root) {
+            if *seen == id {
+                return found.clone();
+            }
+        }
+        let found = Self::of(root);
+        located.insert(root.to_path_buf(), (id, found.clone()));
+        found
+    }
+
     /// The repository of `root`: `Ok(None)` when it is in none; `Err(objects)` when it has a
     /// `.git` but git cannot say more.
     fn of(root: &Path) -> Result<Option<Self>, PathBuf> {

@@ -84,16 +84,30 @@ enum Installed<'a, 'w> {
     },
 }
 
-/// Carries out `ops` completely or not at all. The error is a message for the model.
-pub fn commit(workspace: &Workspace, ops: &[Op]) -> Result<(), String> {
+/// Why the changes were not made: a message for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitError {
+    /// What happened, and what was (not) changed.
+    pub message: String,
+    /// A path changed after it was checked ([`FsError::Changed`]): no file was changed, and
+    /// the host checks the paths again.
+    pub path_changed: bool,
+}
+
+/// Carries out `ops` completely or not at all.
+pub fn commit(workspace: &Workspace, ops: &[Op]) -> Result<(), CommitError> {
     let mut created_dirs = CreatedDirs::default();
     let staged = match stage(workspace, ops, &mut created_dirs) {
         Ok(staged) => staged,
         Err((label, error)) => {
             created_dirs.remove();
-            return Err(format!(
-                "Could not write {label}: {error}. No file was changed."
-            ));
+            return Err(CommitError {
+                path_changed: matches!(error, FsError::Changed { .. }),
+                message: format!(
+                    "Could not write {label}: {}. No file was changed.",
+                    tool_api::texts::clause(&error)
+                ),
+            });
         }
     };
     let mut installed = Vec::new();
@@ -102,13 +116,21 @@ pub fn commit(workspace: &Workspace, ops: &[Op]) -> Result<(), String> {
             let unrestored = roll_back(installed);
             created_dirs.remove();
             let label = op.label();
-            return Err(if unrestored.is_empty() {
-                format!("Could not change {label}: {error}. No file was changed.")
+            let message = if unrestored.is_empty() {
+                format!(
+                    "Could not change {label}: {}. No file was changed.",
+                    tool_api::texts::clause(&error)
+                )
             } else {
                 format!(
-                    "Could not change {label}: {error}. Undoing the other changes failed for: {}.",
+                    "Could not change {label}: {}. Undoing the other changes failed for: {}.",
+                    tool_api::texts::clause(&error),
                     unrestored.join(", ")
                 )
+            };
+            return Err(CommitError {
+                message,
+                path_changed: false,
             });
         }
     }

@@ -102,7 +102,7 @@ fn a_failure_while_staging_changes_nothing() {
         // A file stands where a directory would have to be.
         write(&ws, "blocker/sub/y", "y", None),
     ];
-    let error = commit(&ws, &ops).unwrap_err();
+    let error = commit(&ws, &ops).unwrap_err().message;
     assert!(
         error.starts_with("Could not write y: ") && error.ends_with(". No file was changed."),
         "{error}"
@@ -132,7 +132,7 @@ fn a_failure_while_installing_undoes_what_was_done() {
         // Gone before its turn: the rename fails after everything else was installed.
         remove(&ws, "missing"),
     ];
-    let error = commit(&ws, &ops).unwrap_err();
+    let error = commit(&ws, &ops).unwrap_err().message;
     assert!(
         error.starts_with("Could not change missing: ")
             && error.ends_with(". No file was changed."),

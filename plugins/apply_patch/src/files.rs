@@ -49,6 +49,8 @@ pub fn entry_verdict(workspace: &Workspace, verdict: &PathVerdict) -> PathVerdic
             .join(name)
             .to_string_lossy()
             .into_owned(),
+        // The entry is reached from its directory's anchor, not from its target's.
+        anchor: parent.anchor,
         ..verdict.clone()
     }
 }

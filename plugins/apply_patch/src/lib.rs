@@ -159,8 +159,14 @@ fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
     if ctx.is_cancelled() {
         return Err(ToolError::new(ToolErrorKind::CANCELLED, texts::CANCELLED));
     }
-    commit::commit(ctx.workspace(), &plan.ops)
-        .map_err(|message| Failure::from(PatchError(message)))?;
+    commit::commit(ctx.workspace(), &plan.ops).map_err(|e| {
+        if e.path_changed {
+            // Nothing was changed: the host checks the paths again and runs the patch again.
+            Failure::Host(ToolError::new(ToolErrorKind::PATH_CHANGED, e.message))
+        } else {
+            Failure::from(PatchError(e.message))
+        }
+    })?;
 
     // The files changed: a later read_file must not answer "already read".
     for file in &plan.touched {
@@ -224,9 +230,10 @@ fn checked_verdict(path: &str, ctx: &Ctx<'_>) -> Result<PathVerdict, Failure> {
 /// The `ClineSayTool` JSON for one file: what the user approves and the UI shows. Like Cline,
 /// the content is the whole patch.
 fn ui_message(file: &Touched, input: &str) -> String {
+    // The path and, when a link makes it lead elsewhere, where: what the user approves.
     let mut message = json!({
         "tool": file.tool,
-        "path": file.verdict.display,
+        "path": file.verdict.shown(),
         "content": input,
         "operationIsLocatedInWorkspace": file.verdict.inside_workspace,
     });

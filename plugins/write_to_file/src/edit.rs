@@ -3,8 +3,9 @@
 //! Split in two steps so the caller can show the change (the UI event) between computing and
 //! writing, and so that nothing touches the disk unless the new content could be computed.
 
+use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::PathVerdict;
-use tool_api::workspace::Workspace;
+use tool_api::workspace::{FsError, Workspace};
 
 use crate::content::{apply_model_fixes, final_content, for_model, strip_code_fences};
 use crate::matcher::{construct_new_file_content, has_search_marker};
@@ -81,13 +82,19 @@ pub enum PrepareError {
     File(String),
     /// A policy refused the file (it changed into an ignored or outside file after the check).
     Blocked(String),
+    /// The path no longer leads where it led when the host checked it; nothing was read (the
+    /// host checks it again).
+    Changed(String),
 }
 
 impl PrepareError {
     /// The message for the model.
     pub fn message(&self) -> &str {
         match self {
-            Self::Diff(message) | Self::File(message) | Self::Blocked(message) => message,
+            Self::Diff(message)
+            | Self::File(message)
+            | Self::Blocked(message)
+            | Self::Changed(message) => message,
         }
     }
 }
@@ -103,10 +110,15 @@ pub fn prepare(request: &EditRequest<'_>, is_final: bool) -> Result<Prepared, Pr
         model_id,
     } = *request;
     let existing = write::read_existing(workspace, verdict).map_err(|e| {
-        if e.is_blocked() {
+        if matches!(e, FsError::Changed { .. }) {
+            PrepareError::Changed(e.to_string())
+        } else if e.is_blocked() {
             PrepareError::Blocked(e.to_string())
         } else {
-            PrepareError::File(format!("Cannot open '{display}': {e}."))
+            PrepareError::File(format!(
+                "Cannot open '{display}': {}.",
+                tool_api::texts::clause(&e)
+            ))
         }
     })?;
     let existed = existing.is_some();
@@ -154,8 +166,10 @@ cannot be applied to it. The file was not changed."
     })
 }
 
-/// Writes a prepared edit atomically and returns the result text for the model.
-pub fn commit(request: &EditRequest<'_>, prepared: &Prepared) -> Result<String, String> {
+/// Writes a prepared edit atomically and returns the result text for the model. A path that
+/// changed after the host checked it is `PATH_CHANGED` (nothing written), any other failure
+/// `FAILED`.
+pub fn commit(request: &EditRequest<'_>, prepared: &Prepared) -> Result<String, ToolError> {
     let display = request.display;
     write::write_atomically(
         request.workspace,
@@ -168,7 +182,18 @@ pub fn commit(request: &EditRequest<'_>, prepared: &Prepared) -> Result<String, 
         } else {
             "The file was not created."
         };
-        format!("Failed to save '{display}': {e}. {state}")
+        let kind = if matches!(e, FsError::Changed { .. }) {
+            ToolErrorKind::PATH_CHANGED
+        } else {
+            ToolErrorKind::FAILED
+        };
+        ToolError::new(
+            kind,
+            format!(
+                "Failed to save '{display}': {}. {state}",
+                tool_api::texts::clause(&e)
+            ),
+        )
     })?;
     let shown = final_content(&for_model(display, &prepared.new_content));
     Ok(texts::saved(display, &shown))
@@ -355,7 +380,7 @@ mod tests {
         let req = request(EditKind::WriteToFile, "new", &at);
         let prepared = prepare(&req, true).unwrap();
         assert_eq!(
-            commit(&req, &prepared),
+            commit(&req, &prepared).map_err(|e| e.message.to_string()),
             Err(
                 "Failed to save 'f.txt': the file is read-only. The file was not changed."
                     .to_string()

@@ -138,13 +138,13 @@ impl Tool for WriteToFile {
             }
             let kind = match error {
                 PrepareError::Blocked(_) => ToolErrorKind::BLOCKED,
+                PrepareError::Changed(_) => ToolErrorKind::PATH_CHANGED,
                 PrepareError::Diff(_) | PrepareError::File(_) => ToolErrorKind::FAILED,
             };
             ToolError::new(kind, error.message())
         })?;
         ctx.say("tool", &ui_message(&prepared, &verdict));
-        let result =
-            commit(&request, &prepared).map_err(|m| ToolError::new(ToolErrorKind::FAILED, m))?;
+        let result = commit(&request, &prepared)?;
 
         // The file changed: a later read_file must not answer "already read".
         ctx.forget_file_read(&verdict.absolute);

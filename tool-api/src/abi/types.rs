@@ -58,6 +58,10 @@ impl ToolErrorKind {
     pub const TIMEOUT: Self = Self(6);
     /// A host service the tool needs is not available (no user to ask, no model configured).
     pub const UNAVAILABLE: Self = Self(7);
+    /// A path changed after the host checked it (a directory on the way replaced, or made a
+    /// symbolic link): the tool reached nothing through it and did nothing. The host checks
+    /// the path again and asks again where it must. Not a mistake.
+    pub const PATH_CHANGED: Self = Self(8);
     /// The tool panicked. The host disables the plugin.
     pub const PANIC: Self = Self(100);
     /// A bug or broken invariant in the plugin or the host.
@@ -81,6 +85,7 @@ impl ToolErrorKind {
             Self::CANCELLED => "cancelled",
             Self::TIMEOUT => "timeout",
             Self::UNAVAILABLE => "unavailable",
+            Self::PATH_CHANGED => "path_changed",
             Self::PANIC => "panic",
             Self::INTERNAL => "internal",
             Self::CRASHED => "crashed",

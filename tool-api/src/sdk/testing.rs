@@ -234,6 +234,8 @@ impl HostServices for TestHost {
                     display: absolute,
                     refused: false,
                     ignore_rule: None,
+                    leads_to: None,
+                    anchor: None,
                 }
             }
         };

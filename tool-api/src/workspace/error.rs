@@ -45,6 +45,13 @@ pub enum FsError {
         /// The path as the model gave it.
         path: String,
     },
+    /// It no longer leads where it led when the host checked it (and the user approved it):
+    /// a directory on the way was replaced, or became a symbolic link. Nothing was read or
+    /// written; the host checks the path again ([`ToolErrorKind::PATH_CHANGED`]).
+    Changed {
+        /// The path as the model gave it.
+        path: String,
+    },
     /// Any other failure of the system.
     Io(io::Error),
 }
@@ -55,7 +62,8 @@ impl FsError {
         matches!(self, Self::NotFound)
     }
 
-    /// Whether a policy refused the access (rather than the file system failing it).
+    /// Whether the capability refused the access (a policy, or a path that changed after its
+    /// check) rather than the file system failing it: a tool passes these on as they are.
     pub fn is_blocked(&self) -> bool {
         matches!(
             self,
@@ -63,6 +71,7 @@ impl FsError {
                 | Self::Escaped { .. }
                 | Self::Refused { .. }
                 | Self::Protected { .. }
+                | Self::Changed { .. }
         )
     }
 
@@ -111,6 +120,10 @@ impl std::fmt::Display for FsError {
                 f,
                 "{path} is inside the repository's .git directory, which file tools do not change (its hooks and configuration run code when git runs). Use git commands to change the repository."
             ),
+            Self::Changed { path } => write!(
+                f,
+                "{path} changed after it was checked (a directory on the way was replaced or became a symbolic link); nothing was read or written through it."
+            ),
             Self::Io(e) => write!(f, "{e}"),
         }
     }
@@ -119,9 +132,12 @@ impl std::fmt::Display for FsError {
 impl std::error::Error for FsError {}
 
 impl From<FsError> for ToolError {
-    /// Policy refusals are `BLOCKED` (not a mistake); everything else is `FAILED`.
+    /// Policy refusals are `BLOCKED` (not a mistake), a changed path is `PATH_CHANGED`;
+    /// everything else is `FAILED`.
     fn from(error: FsError) -> Self {
-        let kind = if error.is_blocked() {
+        let kind = if matches!(error, FsError::Changed { .. }) {
+            ToolErrorKind::PATH_CHANGED
+        } else if error.is_blocked() {
             ToolErrorKind::BLOCKED
         } else {
             ToolErrorKind::FAILED

@@ -23,6 +23,11 @@
 //! - Directories are listed and walked through handles, one component at a time, and writes
 //!   happen inside the handle of the directory that was checked (a temporary file, then a
 //!   rename in that same directory).
+//! - A verdict is pinned to what it saw ([`PathAnchor`](crate::model::PathAnchor): the deepest
+//!   existing component of the real target, by device and inode), and the target is reached
+//!   through that anchor and below it without following any link, or not at all: a component
+//!   replaced or made a link after the verdict (while its approval question waited, say) is
+//!   [`FsError::Changed`], on which the host checks the path and asks again.
 //!
 //! `openat2` was chosen over cap-std because the capability needs more than confinement to one
 //! directory: several roots, approved paths outside them, `.clineignore` on the real target,
@@ -295,5 +300,7 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+#[cfg(test)]
+mod pinned_tests;
 #[cfg(test)]
 mod tests;

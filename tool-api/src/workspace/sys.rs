@@ -29,6 +29,8 @@ pub enum Resolve {
     BeneathNoLinks,
     /// From the process's root: anything but magic links.
     Anywhere,
+    /// From the process's root, no symbolic link at all (a real path, as the kernel named it).
+    AnywhereNoLinks,
 }
 
 impl Resolve {
@@ -37,6 +39,7 @@ impl Resolve {
             Self::Beneath => ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
             Self::BeneathNoLinks => ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
             Self::Anywhere => ResolveFlags::NO_MAGICLINKS,
+            Self::AnywhereNoLinks => ResolveFlags::NO_SYMLINKS,
         }
     }
 }
@@ -55,10 +58,19 @@ pub fn open_path(
         path
     };
     let flags = OFlags::PATH | OFlags::CLOEXEC | extra;
-    let fd = match dir {
+    let open = || match dir {
         Some(dir) => rfs::openat2(dir, path, flags, Mode::empty(), resolve.flags()),
         None => rfs::openat2(rfs::CWD, path, flags, Mode::empty(), resolve.flags()),
     };
+    // `EAGAIN`: a rename or mount elsewhere raced the confined lookup, which the kernel then
+    // refuses rather than risk an escape; openat2(2) asks the caller to try again.
+    let mut fd = open();
+    for _ in 0..8 {
+        if !matches!(fd, Err(rustix::io::Errno::AGAIN)) {
+            break;
+        }
+        fd = open();
+    }
     fd.map_err(|e| {
         if e == rustix::io::Errno::NOSYS {
             io::Error::new(
@@ -115,6 +127,13 @@ pub fn real_path(fd: BorrowedFd<'_>) -> io::Result<PathBuf> {
 /// `fstat(2)`.
 pub fn stat(fd: BorrowedFd<'_>) -> io::Result<Stat> {
     rfs::fstat(fd).map_err(io::Error::from)
+}
+
+/// What identifies a file while it exists: its device and inode.
+pub fn identity(stat: &Stat) -> (u64, u64) {
+    // The stat fields' types differ between architectures.
+    #[allow(clippy::unnecessary_cast)]
+    (stat.st_dev as u64, stat.st_ino as u64)
 }
 
 /// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: the entry itself, a symbolic link as a link.

@@ -126,7 +126,7 @@ fn a_swap_after_the_verdict_changes_nothing() {
     fs::rename(t.ws.join("d"), t.ws.join("d-old")).unwrap();
     symlink(&t.outside, t.ws.join("d")).unwrap();
     let opened = ws.open_file(&verdict);
-    assert!(matches!(opened, Err(FsError::Escaped { .. })), "{opened:?}");
+    assert!(matches!(opened, Err(FsError::Changed { .. })), "{opened:?}");
 }
 
 #[test]

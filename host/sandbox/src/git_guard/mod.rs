@@ -17,11 +17,15 @@
 //! and unlike `mtime` no command can set it back), and all of a directory that is new.
 
 use std::collections::{HashMap, HashSet};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::policy::Protected;
+use config::{hooks_path, pointed_at, user_git_configs};
+use walk::{changed_since, walk, Budget, Kind};
+
+mod config;
+mod walk;
 
 /// The entries of a git directory that run code later or lead git elsewhere: the
 /// configuration (and a worktree's own), hooks, `info/` (attributes, which pick filters; the
@@ -49,14 +53,6 @@ const WALK_TIME: Duration = Duration::from_secs(3);
 /// How far before the first look a change still counts as the command's: `ctime` is taken
 /// from the kernel's coarse clock, which may lag the clock read here by a tick.
 const CLOCK_MARGIN: Duration = Duration::from_secs(1);
-
-/// What kind of entry a `.git` is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
-    Dir,
-    File,
-    Link,
-}
 
 /// A git directory and which of its [`GUARDED_ENTRIES`] existed at the first look.
 #[derive(Debug, Clone)]
@@ -333,145 +329,6 @@ impl Repositories {
     }
 }
 
-/// The walk's limits.
-struct Budget {
-    entries: usize,
-    deadline: Option<Instant>,
-}
-
-impl Budget {
-    fn new() -> Self {
-        Self {
-            entries: WALK_ENTRIES,
-            deadline: Some(Instant::now() + WALK_TIME),
-        }
-    }
-
-    fn unlimited() -> Self {
-        Self {
-            entries: usize::MAX,
-            deadline: None,
-        }
-    }
-
-    /// Takes one entry; `false` when the budget is spent.
-    fn take(&mut self) -> bool {
-        if self.entries == 0 {
-            return false;
-        }
-        self.entries -= 1;
-        // The clock is read once every 1024 entries.
-        !self.entries.is_multiple_of(1024) || self.deadline.is_none_or(|d| Instant::now() < d)
-    }
-}
-
-/// Walks `root` without following links: every directory into `dirs`, every `.git` into
-/// `dot_git` (not walked into). The file types come from the directory entries, so no entry
-/// is looked up on its own.
-fn walk(
-    root: &Path,
-    budget: &mut Budget,
-    dirs: &mut HashSet<PathBuf>,
-    dot_git: &mut Vec<(PathBuf, Kind)>,
-) -> Result<(), ()> {
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        dirs.insert(dir);
-        for entry in entries.flatten() {
-            if !budget.take() {
-                return Err(());
-            }
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if entry.file_name() == ".git" {
-                let kind = if file_type.is_dir() {
-                    Kind::Dir
-                } else if file_type.is_symlink() {
-                    Kind::Link
-                } else {
-                    Kind::File
-                };
-                dot_git.push((path, kind));
-            } else if file_type.is_dir() {
-                stack.push(path);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Whether `dir`'s status changed at or after `since` (or it is gone).
-fn changed_since(dir: &Path, since: SystemTime) -> bool {
-    let Ok(meta) = std::fs::symlink_metadata(dir) else {
-        return false;
-    };
-    let since = since.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let ctime = Duration::new(
-        u64::try_from(meta.ctime()).unwrap_or(0),
-        u32::try_from(meta.ctime_nsec()).unwrap_or(0),
-    );
-    !meta.is_dir() || ctime >= since
-}
-
-/// The path a `.git` file (`gitdir: PATH`) or a `commondir` file (`PATH`) names, relative to
-/// the file's directory.
-fn pointed_at(file: &Path, prefix: &str) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let value = text.lines().next()?.trim().strip_prefix(prefix)?.trim();
-    if value.is_empty() {
-        return None;
-    }
-    let base = file.parent()?;
-    Some(normalize(&base.join(value)))
-}
-
-/// `core.hooksPath` of a git configuration text. Read by hand because this is the one key
-/// needed and a configuration library would be most of this crate; `include` files are not
-/// followed (the repository's configuration is read-only to commands, so a value here cannot
-/// be changed by one).
-fn hooks_path(config: &str) -> Option<String> {
-    let mut in_core = false;
-    let mut value = None;
-    for line in config.lines() {
-        let line = line.trim();
-        if let Some(section) = line.strip_prefix('[') {
-            let name = section.split([']', ' ', '"']).next().unwrap_or_default();
-            in_core = name.eq_ignore_ascii_case("core");
-            continue;
-        }
-        if !in_core {
-            continue;
-        }
-        let Some((key, rest)) = line.split_once('=') else {
-            continue;
-        };
-        if key.trim().eq_ignore_ascii_case("hookspath") {
-            let rest = rest.split(['#', ';']).next().unwrap_or_default().trim();
-            value = Some(rest.trim_matches('"').to_string());
-        }
-    }
-    value.filter(|v| !v.is_empty())
-}
-
-/// The user's own git configuration files.
-fn user_git_configs() -> Vec<PathBuf> {
-    let mut configs = Vec::new();
-    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
-        configs.push(home.join(".gitconfig"));
-        let xdg = std::env::var_os("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .unwrap_or_else(|| home.join(".config"));
-        configs.push(xdg.join("git/config"));
-    }
-    configs
-}
-
 /// Renames `path` to a free name beside it that git does not read.
 fn set_aside(path: &Path) -> Result<PathBuf, String> {
     let name = path
@@ -537,5 +394,4 @@ fn normalize(path: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-#[path = "git_guard_tests.rs"]
 mod tests;
