@@ -23,9 +23,10 @@ use tool_api::model::ToolSpec;
 use super::abi::library::{self, Manifest};
 pub use super::error::LoadError;
 use super::handler::{HandlerApi, OpenedPlugin};
-use super::isolation::{Isolation, Placement};
+use super::isolation::Placement;
 use super::sealed::SealedLibrary;
 use super::worker::{Launch, WorkerPlugin};
+use crate::settings::Isolation;
 
 /// A plugin library: loaded, or known from the plugin index and loaded on first use.
 pub struct PluginInfo {

@@ -18,8 +18,9 @@ use tool_api::model::ToolContent;
 
 use super::handler::{CallData, CallServices, HandlerApi};
 use super::index::PluginIndex;
-use super::isolation::{Isolation, Placement};
+use super::isolation::Placement;
 use super::loader::{self, PluginInfo};
+use crate::settings::Isolation;
 
 /// One handler of a plugin. Several names may share it.
 pub struct Handler {

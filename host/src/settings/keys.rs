@@ -9,6 +9,9 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
+use super::plugins::PluginOptions;
+use super::sections::{AutoApprove, HookSettings, Limits, WorkspaceSettings};
+
 /// The keys the host reads from `[agent]`.
 const AGENT_KEYS: [&str; 3] = ["mode", "parallel_tool_calling", "yolo"];
 
@@ -68,15 +71,15 @@ pub(super) fn check(raw: &Value) -> Result<Vec<String>, String> {
 /// The typed sections and their keys (the fields of their defaults).
 fn typed_sections() -> [(&'static str, Vec<String>); 4] {
     [
-        ("auto_approve", fields(&super::AutoApprove::default())),
-        ("limits", fields(&super::Limits::default())),
-        ("hooks", fields(&super::HookSettings::default())),
-        ("workspace", fields(&super::WorkspaceSettings::default())),
+        ("auto_approve", fields(&AutoApprove::default())),
+        ("limits", fields(&Limits::default())),
+        ("hooks", fields(&HookSettings::default())),
+        ("workspace", fields(&WorkspaceSettings::default())),
     ]
 }
 
 fn plugin_keys() -> Vec<String> {
-    fields(&crate::plugins::isolation::PluginOptions::default())
+    fields(&PluginOptions::default())
 }
 
 fn fields(value: &impl serde::Serialize) -> Vec<String> {

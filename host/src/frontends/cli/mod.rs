@@ -44,7 +44,7 @@ pub struct Cli {
     /// `in-process`. Without it, the host's own plugin directory runs in-process and any other
     /// isolated; `[plugins.<name>] isolation` and a bundle's requirement still decide first.
     #[arg(long, global = true, value_enum, value_name = "MODE")]
-    pub isolation: Option<crate::plugins::isolation::Isolation>,
+    pub isolation: Option<crate::settings::Isolation>,
     /// More logging on stderr (repeatable). $TOOLHOST_LOG takes a tracing filter.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,

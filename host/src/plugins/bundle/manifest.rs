@@ -5,8 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::plugins::isolation::{Isolation, PluginOptions};
-use crate::settings::AutoApprove;
+use crate::settings::{AutoApprove, Isolation, PluginOptions};
 
 /// A parsed `bundle.toml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

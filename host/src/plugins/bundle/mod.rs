@@ -41,9 +41,9 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::plugins::discovery::library_files;
-use crate::plugins::isolation::{Isolation, Placement, PluginOptions, Required};
+use crate::plugins::isolation::{Placement, Required};
 use crate::plugins::{LoadWarning, Registry};
-use crate::settings::Settings;
+use crate::settings::{Isolation, PluginOptions, Settings};
 
 mod error;
 mod manifest;

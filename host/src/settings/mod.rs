@@ -2,7 +2,7 @@
 //!
 //! Where it is read from, first match wins: `--settings FILE`, `$TOOLHOST_SETTINGS`,
 //! `$XDG_CONFIG_HOME/toolhost/settings.toml`, `~/.config/toolhost/settings.toml`. No file means
-//! the defaults below. The format is TOML; tools read any key through the `setting` host service
+//! the defaults of [`sections`] and [`plugins`]. The format is TOML; tools read any key through the `setting` host service
 //! (dotted keys, e.g. `model.supports_images`).
 //!
 //! Path-valued keys have `~` and `${env:NAME}` expanded ([`tool_api::sdk::paths`], the
@@ -10,179 +10,15 @@
 //! error naming the key; misspelled keys of the host's own sections are named ([`keys`]).
 
 mod keys;
+mod plugins;
+mod sections;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Which approval categories are granted without asking (Cline's auto-approval settings).
-///
-/// The defaults differ from Cline's on purpose: only reads inside the workspace are
-/// auto-approved, because with no terminal nobody could see what else ran.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AutoApprove {
-    /// Read files inside the workspace.
-    pub read_files: bool,
-    /// Also read files outside it (only together with `read_files`).
-    pub read_files_externally: bool,
-    /// Create and change files inside the workspace.
-    pub edit_files: bool,
-    /// Also outside it (only together with `edit_files`).
-    pub edit_files_externally: bool,
-    /// Run commands the model marks as safe.
-    pub execute_safe_commands: bool,
-    /// Run any command (only together with `execute_safe_commands`).
-    pub execute_all_commands: bool,
-    /// Drive the browser.
-    pub use_browser: bool,
-    /// Fetch and search the web.
-    pub use_web: bool,
-    /// Use MCP servers.
-    pub use_mcp: bool,
-    /// Tell the user when an auto-approved command is still running after a while (Cline's
-    /// `enableNotifications`; the tool reads it).
-    pub enable_notifications: bool,
-}
-
-impl Default for AutoApprove {
-    fn default() -> Self {
-        Self {
-            read_files: true,
-            read_files_externally: false,
-            edit_files: false,
-            edit_files_externally: false,
-            execute_safe_commands: false,
-            execute_all_commands: false,
-            use_browser: false,
-            use_web: false,
-            use_mcp: false,
-            enable_notifications: false,
-        }
-    }
-}
-
-/// Limits the host enforces on every call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Limits {
-    /// A call still running after this many seconds is cancelled and reported as timed out.
-    pub call_timeout_secs: u64,
-    /// Consecutive mistakes after which the task is stopped (Cline's default: 3).
-    pub max_consecutive_mistakes: u32,
-    /// The largest JSON-RPC message `toolhost mcp` accepts, in bytes (a larger one is answered
-    /// with an error and skipped).
-    pub max_request_bytes: u64,
-    /// How long a question to the user of a client (an MCP elicitation, a `serve --ask`
-    /// question) waits for its answer, in seconds; unanswered, it is withdrawn and counts as
-    /// declined (an approval is a denial).
-    pub ask_timeout_secs: u64,
-    /// `mcp --http`: how long a client may take to send a request's headers, in seconds (also
-    /// how long an idle keep-alive connection stays open); slower, the connection is closed.
-    pub header_timeout_secs: u64,
-    /// `mcp --http`: connections open at once; beyond it the oldest connection that has not
-    /// yet sent an authorized request is closed to make room, else the new one is refused.
-    pub max_connections: u32,
-    /// `mcp --http`: connections open at once from one peer address, likewise.
-    pub max_connections_per_peer: u32,
-    /// `mcp --http`: sessions open at once for the bearer token; a new one beyond it ends the
-    /// session idle the longest (one with no call running).
-    pub max_sessions: u32,
-}
-
-/// A hundred years: a longer limit is never, and would overflow a deadline.
-const NEVER_SECS: u64 = 100 * 365 * 24 * 3600;
-
-impl Limits {
-    /// How long a handler may run before its call is given up (at least a second).
-    pub fn call_timeout(&self) -> Duration {
-        Duration::from_secs(self.call_timeout_secs.clamp(1, NEVER_SECS))
-    }
-
-    /// How long a question waits for its answer (at least a second).
-    pub fn ask_timeout(&self) -> Duration {
-        Duration::from_secs(self.ask_timeout_secs.clamp(1, NEVER_SECS))
-    }
-
-    /// How long an HTTP client may take to send a request's headers (at least a second).
-    pub fn header_timeout(&self) -> Duration {
-        Duration::from_secs(self.header_timeout_secs.clamp(1, NEVER_SECS))
-    }
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            call_timeout_secs: 900,
-            max_consecutive_mistakes: 3,
-            max_request_bytes: 16 * 1024 * 1024,
-            ask_timeout_secs: 600,
-            header_timeout_secs: 10,
-            max_connections: 512,
-            // A local client's sessions all come from 127.0.0.1, each with an event stream
-            // and a request open: twice the sessions.
-            max_connections_per_peer: 128,
-            max_sessions: 64,
-        }
-    }
-}
-
-/// Where hook scripts come from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HookSettings {
-    /// Whether PreToolUse/PostToolUse hooks run at all.
-    pub enabled: bool,
-    /// An extra directory searched first (like Cline's `--hooks-dir`).
-    pub dir: Option<PathBuf>,
-    /// Where the trusted workspace hook scripts are kept (see [`crate::hooks::trust`]);
-    /// default `$TOOLHOST_TRUSTED_HOOKS`, else `~/.config/toolhost/trusted-hooks.json`.
-    pub trust_file: Option<PathBuf>,
-}
-
-impl Default for HookSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            dir: None,
-            trust_file: None,
-        }
-    }
-}
-
-/// The workspace's roots when the command line names none (`[workspace] roots`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WorkspaceSettings {
-    /// The roots, the primary first: each `PATH` (named after its directory) or `NAME=PATH`,
-    /// with `~` and `${env:NAME}` expanded.
-    pub roots: Vec<String>,
-}
-
-impl WorkspaceSettings {
-    /// The roots the settings name, expanded; empty when none.
-    pub fn root_specs(&self) -> Result<Vec<tool_api::workspace::RootSpec>, String> {
-        use tool_api::workspace::RootSpec;
-        self.roots
-            .iter()
-            .map(|entry| {
-                let (name, path) = match entry.split_once('=') {
-                    Some((name, path)) if !name.contains('/') => (Some(name), path),
-                    _ => (None, entry.as_str()),
-                };
-                let path = tool_api::sdk::paths::expand(path)
-                    .map_err(|e| format!("workspace.roots: {e}"))?;
-                tool_api::sdk::paths::existing_dir("workspace.roots", &path)?;
-                Ok(match name {
-                    Some(name) => RootSpec::named(name, path),
-                    None => RootSpec::unnamed(path),
-                })
-            })
-            .collect()
-    }
-}
+pub use plugins::{FsGrant, Isolation, PluginOptions, PluginsSettings};
+pub use sections::{AutoApprove, HookSettings, Limits, WorkspaceSettings};
 
 /// The parsed settings file.
 #[derive(Debug, Clone, Default)]
@@ -194,7 +30,7 @@ pub struct Settings {
     /// Hook discovery.
     pub hooks: HookSettings,
     /// Where plugins run and what isolated ones are granted (`[plugins]`).
-    pub plugins: crate::plugins::isolation::PluginsSettings,
+    pub plugins: PluginsSettings,
     /// The workspace's roots (`[workspace]`).
     pub workspace: WorkspaceSettings,
     /// The whole file as JSON, for tools' `setting` lookups.
@@ -321,8 +157,7 @@ impl Settings {
         };
         hooks.dir = path("hooks.dir")?;
         hooks.trust_file = path("hooks.trust_file")?;
-        let plugins =
-            crate::plugins::isolation::PluginsSettings::from_section(&section("plugins"))?;
+        let plugins = PluginsSettings::from_section(&section("plugins"))?;
         let workspace: WorkspaceSettings = serde_json::from_value(section("workspace"))
             .map_err(|e| format!("[workspace]: {e}"))?;
         workspace.root_specs()?;
