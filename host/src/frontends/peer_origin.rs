@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use crate::plugins::worker::serve::WORKER_MODE;
+use crate::plugins::worker::WORKER_MODE;
 use crate::sandbox::supervisor::SUPERVISOR_MODE;
 
 /// Who is at the other end of a connection.

@@ -25,4 +25,4 @@ pub mod serve;
 
 pub use config::{WorkerConfig, WorkerLimits};
 pub use plugin::WorkerPlugin;
-pub use process::Launch;
+pub use process::{Launch, WORKER_MODE};

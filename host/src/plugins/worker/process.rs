@@ -16,8 +16,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::config::WorkerConfig;
-use super::serve::WORKER_MODE;
 use crate::plugins::sealed::SealedLibrary;
+
+/// The hidden mode of the `toolhost` binary that a worker runs in ([`super::serve`]).
+pub const WORKER_MODE: &str = "__plugin-worker";
 
 /// Environment variables a worker always gets (when the host has them); everything else is
 /// left out unless the plugin's settings pass it on.

@@ -20,15 +20,13 @@ use serde_json::Value;
 use tool_api::abi::{ToolError, ToolErrorKind};
 
 use super::config::WorkerConfig;
+use super::process::WORKER_MODE;
 use super::protocol::{read_frame, FromWorker, Op, ToWorker};
 use super::remote::{Link, RemoteServices};
 use crate::plugins::error::LoadError;
 use crate::plugins::handler::{Cancellation, HandlerApi, OpenedPlugin};
 use crate::plugins::loader;
 use crate::plugins::sealed::ReceivedLibrary;
-
-/// The hidden mode of the `toolhost` binary.
-pub const WORKER_MODE: &str = "__plugin-worker";
 
 /// Runs the worker when the process was started in [`WORKER_MODE`] (never returns then).
 pub fn run_worker_if_asked() {
