@@ -3,6 +3,8 @@
 //!
 //! - [`abi`]: the frozen v1 boundary types (`ToolPluginV1`, `ToolHandler`, `HostServices`, ...).
 //!   Only this module knows abi_stable; the host converts at one place.
+//! - [`js`]: JavaScript's string semantics (trimming, UTF-16 lengths), which Cline's texts and
+//!   tools follow; also reachable as `sdk::js`.
 //! - [`model`]: the JSON payloads carried inside the ABI's strings (specs, context, results).
 //! - [`sdk`]: what a plugin author uses: the [`sdk::Tool`] trait, [`sdk::Params`], [`sdk::Ctx`],
 //!   and the [`submit_tool!`] / [`export_plugin!`] macros.
@@ -34,6 +36,7 @@
 #![allow(non_local_definitions)]
 
 pub mod abi;
+pub mod js;
 pub mod model;
 pub mod sdk;
 pub mod texts;

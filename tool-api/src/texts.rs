@@ -96,7 +96,7 @@ pub fn missing_param_notice(tool: &str, param: &str, rel_path: Option<&str>) -> 
 /// Text cut to `max_units` UTF-16 code units (JavaScript's string length) with Cline's
 /// `[FILE TRUNCATED: …]` notice appended; text that fits comes back as it is.
 pub fn truncate_with_notice(text: String, max_units: usize) -> String {
-    let Some((cut, total)) = crate::sdk::js::utf16_cut(&text, max_units) else {
+    let Some((cut, total)) = crate::js::utf16_cut(&text, max_units) else {
         return text;
     };
     let size = |n: usize| format_size(u64::try_from(n).unwrap_or(u64::MAX));

@@ -1,6 +1,13 @@
-//! The sandbox's errors.
+//! The sandbox's errors, and how the supervisor reports them ([`SETUP_FAILED`],
+//! [`MESSAGE_PREFIX`]).
 
 use crate::support::Feature;
+
+/// The supervisor's exit code when the sandbox could not be set up (the command did not run).
+pub const SETUP_FAILED: i32 = 125;
+
+/// The prefix of the supervisor's own messages on standard error.
+pub const MESSAGE_PREFIX: &str = "toolhost sandbox: ";
 
 /// Why a sandbox could not be set up.
 #[derive(Debug, thiserror::Error)]

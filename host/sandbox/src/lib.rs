@@ -21,6 +21,7 @@
 //! Everything here is Linux-only; elsewhere [`probe`] finds nothing and the entry points fail
 //! with [`SandboxError::NotLinux`].
 
+pub mod applied;
 pub mod error;
 pub mod git_guard;
 pub mod policy;
@@ -31,34 +32,13 @@ mod linux;
 
 use std::ffi::OsString;
 
-pub use error::SandboxError;
+pub use applied::Applied;
+pub use error::{SandboxError, MESSAGE_PREFIX, SETUP_FAILED};
 pub use policy::{
     env_removed, protected_paths, Adapted, FilesystemMode, Limits, Missing, Protected,
     SandboxPolicy,
 };
 pub use support::{Feature, Support};
-
-/// The supervisor's exit code when the sandbox could not be set up (the command did not run).
-pub const SETUP_FAILED: i32 = 125;
-
-/// The prefix of the supervisor's own messages on standard error.
-pub const MESSAGE_PREFIX: &str = "toolhost sandbox: ";
-
-/// What [`apply_to_current_process`] put in place.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Applied {
-    /// `no_new_privs` is set.
-    pub no_new_privs: bool,
-    /// The Landlock ABI the file system rules were made for (`None`: no file system rules).
-    pub landlock_abi: Option<u32>,
-    /// The network filter (seccomp, and Landlock's TCP rules where the ABI has them) is in
-    /// place.
-    pub network_filter: bool,
-    /// Starting programs is refused (seccomp).
-    pub spawn_filter: bool,
-    /// Masks, read-only and pinned paths are mounted (a user and mount namespace of its own).
-    pub mounts: bool,
-}
 
 /// What this kernel offers, for this user. Cheap enough to call once per process (one short
 /// fork tries the namespaces).

@@ -1,7 +1,7 @@
 //! A file's new text from its placed chunks (Cline's `applyChunks`).
 
+use crate::error::PatchError;
 use crate::parser::Chunk;
-use crate::PatchError;
 
 /// Applies `chunks` (in file order) to `content`. A file that ended with a newline still does.
 pub fn apply_chunks(content: &str, chunks: &[Chunk], path: &str) -> Result<String, PatchError> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use tool_api::model::PathVerdict;
 use tool_api::workspace::{FsError, Workspace};
 
-use crate::{Failure, PatchError};
+use crate::error::{Failure, PatchError};
 
 /// The largest file a patch reads.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;

@@ -8,6 +8,8 @@
 //!    checked; then one approval per touched file.
 //! 4. [`commit`]: all files written or removed together, or none.
 //!
+//! A stage that refuses returns a [`Failure`] ([`error`]).
+//!
 //! The result texts and error messages are Cline's (`Error executing apply_patch: <message>`).
 //! Where Cline loses data or hangs, the port fails instead; each module lists its deliberate
 //! differences. In short: hunks that cannot be placed fail the patch (Cline skips them
@@ -22,6 +24,7 @@
 
 pub mod apply;
 pub mod commit;
+pub mod error;
 pub mod files;
 mod js;
 pub mod matching;
@@ -36,49 +39,10 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 use tool_api::sdk::prelude::*;
 
+pub use crate::error::{Failure, PatchError};
+
 use crate::files::Loaded;
 use crate::plan::Touched;
-
-/// A patch that cannot be applied: the message shown after `Error executing apply_patch: `.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PatchError(pub String);
-
-impl PatchError {
-    /// An error with this message.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
-    }
-}
-
-/// Why a patch was not applied.
-#[derive(Debug, Clone)]
-pub enum Failure {
-    /// The patch is invalid or does not fit the files.
-    Patch(PatchError),
-    /// `.clineignore` blocks this path (as the patch names it).
-    Blocked(String),
-    /// The host failed.
-    Host(ToolError),
-}
-
-impl From<PatchError> for Failure {
-    fn from(error: PatchError) -> Self {
-        Self::Patch(error)
-    }
-}
-
-impl From<Failure> for ToolError {
-    fn from(failure: Failure) -> Self {
-        match failure {
-            Failure::Patch(error) => ToolError::new(ToolErrorKind::FAILED, texts::failed(&error.0)),
-            Failure::Blocked(path) => ToolError::new(
-                ToolErrorKind::BLOCKED,
-                texts::failed(&texts::access_denied(&path)),
-            ),
-            Failure::Host(error) => error,
-        }
-    }
-}
 
 /// The apply_patch tool.
 #[derive(Debug, Default)]

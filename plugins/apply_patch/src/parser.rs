@@ -19,10 +19,10 @@
 
 use std::collections::HashMap;
 
+use crate::error::PatchError;
 use crate::js;
 use crate::matching::{canonicalize, find_context, FileLines};
 use crate::preprocess::{ADD, BEGIN, DELETE, END, END_OF_FILE, MOVE, SECTION, UPDATE};
-use crate::PatchError;
 
 /// One change inside a file: at line `orig_index`, `del_lines` are replaced by `ins_lines`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,10 +20,10 @@ use tool_api::workspace::Workspace;
 
 use crate::apply::apply_chunks;
 use crate::commit::{Op, Original};
+use crate::error::{Failure, PatchError};
 use crate::files::{entry_verdict, occupied, real_target, Loaded};
 use crate::js;
 use crate::parser::{Action, Parsed};
-use crate::{Failure, PatchError};
 
 /// A file the patch touches, to be approved and shown in the UI.
 #[derive(Debug, Clone, PartialEq)]

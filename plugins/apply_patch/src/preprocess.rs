@@ -1,8 +1,8 @@
 //! From the raw `input` parameter to the patch's lines: shell wrappers removed, sentinels checked
 //! or added, and the list of files that must be read before parsing.
 
+use crate::error::PatchError;
 use crate::js;
-use crate::PatchError;
 
 /// `*** Begin Patch`.
 pub const BEGIN: &str = "*** Begin Patch";

@@ -6,12 +6,7 @@ use base64::Engine;
 use tool_api::workspace::{FsError, OpenedFile};
 
 use crate::documents;
-
-/// Files larger than this are refused (Cline's 20 × 1000 × 1024 bytes).
-pub const MAX_FILE_BYTES: u64 = 20 * 1000 * 1024;
-
-/// Images wider or taller than this are refused.
-pub const MAX_IMAGE_SIDE: usize = 7500;
+use crate::limits::{MAX_FILE_BYTES, MAX_IMAGE_SIDE};
 
 /// What a file yields.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,9 +17,11 @@
 pub mod documents;
 mod extract;
 mod format;
+mod limits;
 
-pub use extract::{extract, Extracted, MAX_FILE_BYTES};
+pub use extract::{extract, Extracted};
 pub use format::{format_capped, format_numbered, Numbered, DEFAULT_WINDOW, MAX_TEXT_UNITS};
+pub use limits::MAX_FILE_BYTES;
 
 use serde_json::json;
 use tool_api::sdk::js::strip_partial_closing_tag;

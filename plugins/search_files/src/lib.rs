@@ -63,6 +63,7 @@
 //! primary root's path was approved); and a root with 300 or more results is kept
 //! ([`combine`]).
 
+mod answer;
 mod collect;
 mod format;
 mod read;
@@ -71,6 +72,7 @@ mod search;
 mod sink;
 mod walk;
 
+pub use answer::ripgrep_error;
 pub use collect::{Collector, FileHits};
 pub use format::{
     display_path, format_results, MAX_OUTPUT_BYTES, MAX_RESULTS, NO_RESULTS, TRUNCATION_NOTICE,
@@ -86,7 +88,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
-use tool_api::workspace::Workspace;
+
+use crate::answer::failed_search;
+use crate::search::search_verdict;
 
 /// The setting that restores Cline's search of hidden and ignored files.
 pub const INCLUDE_HIDDEN_SETTING: &str = "search_files.include_hidden";
@@ -216,52 +220,6 @@ impl Tool for SearchFiles {
     }
 }
 
-/// Searches what a verdict names: a directory, recursively, or one file.
-pub(crate) fn search_verdict(
-    workspace: &Workspace,
-    verdict: &PathVerdict,
-    query: &Query<'_>,
-    gate: &dyn Gate,
-) -> Result<Vec<FileHits>, SearchError> {
-    let target = match workspace.open_dir(verdict) {
-        Ok(dir) => Target::Dir {
-            dir,
-            path: PathBuf::from(&verdict.absolute),
-        },
-        Err(FsError::NotADirectory) => {
-            let (dir, name, _) = workspace
-                .parent_dir(verdict, false)
-                .map_err(SearchError::Root)?;
-            Target::File {
-                dir,
-                name,
-                path: PathBuf::from(&verdict.absolute),
-            }
-        }
-        Err(e) => return Err(SearchError::Root(e)),
-    };
-    search(&target, query, MAX_RESULTS, gate)
-}
-
-/// What a search that did not run to the end answers: cancellation and a refused regex are
-/// errors; a search that could not run (a missing path) finds nothing, as in Cline.
-pub(crate) fn failed_search(ctx: &Ctx<'_>, error: SearchError) -> Result<String, ToolError> {
-    match error {
-        SearchError::Cancelled => Err(ToolError::new(
-            ToolErrorKind::FAILED,
-            "The search was cancelled.",
-        )),
-        SearchError::Regex(message) | SearchError::Pattern(message) => Err(ToolError::new(
-            ToolErrorKind::FAILED,
-            ripgrep_error(&message),
-        )),
-        e => {
-            ctx.log_debug(&format!("search_files: {e}"));
-            Ok(NO_RESULTS.to_string())
-        }
-    }
-}
-
 /// What result paths are relative to: with a hint, the root of exactly that name (else the
 /// primary), as in Cline; otherwise the primary root.
 fn results_base(ctx: &Ctx<'_>, path: &str, cwd: &str) -> PathBuf {
@@ -273,12 +231,6 @@ fn results_base(ctx: &Ctx<'_>, path: &str, cwd: &str) -> PathBuf {
             .unwrap_or_else(|| PathBuf::from(cwd)),
         _ => PathBuf::from(cwd),
     }
-}
-
-/// The error for a regex or file pattern ripgrep refuses: Cline's text for a failed ripgrep
-/// run, `ripgrep process error: ` and what ripgrep prints (without its final line break).
-pub fn ripgrep_error(message: &str) -> String {
-    format!("ripgrep process error: {}", message.trim_end())
 }
 
 /// The `say("tool")` message: Cline's `searchFiles` payload.

@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 
 use tool_api::sdk::prelude::*;
 
+use crate::answer::failed_search;
 use crate::format::NO_RESULTS;
-use crate::{failed_search, format_results, search_verdict, Gate, Query, SearchError, MAX_RESULTS};
+use crate::format::{format_results, MAX_RESULTS};
+use crate::search::{search_verdict, Gate, Query, SearchError};
 
 /// The outcome of one root's search: its name, its formatted text, and how many results the
 /// text shows (`None` when the search could not run).

@@ -13,9 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::WalkState;
-use tool_api::workspace::{Dir, FsError};
+use tool_api::model::PathVerdict;
+use tool_api::workspace::{Dir, FsError, Workspace};
 
 use crate::collect::{Collector, FileHits};
+use crate::format::MAX_RESULTS;
 use crate::read::FileReader;
 use crate::sink::FileSink;
 use crate::walk::{check_pattern, walker};
@@ -169,6 +171,33 @@ pub fn search(
         return Err(SearchError::Cancelled);
     }
     Ok(collector.into_files())
+}
+
+/// Searches what a verdict names: a directory, recursively, or one file.
+pub(crate) fn search_verdict(
+    workspace: &Workspace,
+    verdict: &PathVerdict,
+    query: &Query<'_>,
+    gate: &dyn Gate,
+) -> Result<Vec<FileHits>, SearchError> {
+    let target = match workspace.open_dir(verdict) {
+        Ok(dir) => Target::Dir {
+            dir,
+            path: PathBuf::from(&verdict.absolute),
+        },
+        Err(FsError::NotADirectory) => {
+            let (dir, name, _) = workspace
+                .parent_dir(verdict, false)
+                .map_err(SearchError::Root)?;
+            Target::File {
+                dir,
+                name,
+                path: PathBuf::from(&verdict.absolute),
+            }
+        }
+        Err(e) => return Err(SearchError::Root(e)),
+    };
+    search(&target, query, MAX_RESULTS, gate)
 }
 
 /// Checks the regex and the file pattern as ripgrep does before it searches anything: an

@@ -9,7 +9,8 @@
 //! HTTP or SSE connection), starts again one that exited or closed on the next call, and stops
 //! them all in the plugin's shutdown. Results are formatted as Cline does ([`format`]) and capped
 //! at 400 KiB. Every tool of every enabled server is also offered under a name of its own
-//! ([`native`]), through the host's run-time tools.
+//! ([`native`]), through the host's run-time tools; `toolhost mcp-servers` shows each server's
+//! status and tools ([`status`]).
 //!
 //! ```no_run
 //! # use tool_api::sdk::prelude::*;
@@ -37,6 +38,7 @@ pub mod notices;
 mod remote;
 pub mod settings;
 mod sse;
+pub mod status;
 pub mod texts;
 
 use tool_api::model::MCP_SERVERS_METHOD;
@@ -137,7 +139,7 @@ impl Tool for McpTools {
         }
         let query: DynamicToolsQuery = serde_json::from_value(payload.clone()).unwrap_or_default();
         let file = settings_file(&query)?;
-        let servers = tool_api::sdk::runtime::block_on(hub::servers(&file))
+        let servers = tool_api::sdk::runtime::block_on(status::servers(&file))
             .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?
             .map_err(|e| ToolError::new(ToolErrorKind::FAILED, e))?;
         Ok(serde_json::json!({"settings_file": file, "servers": servers}))

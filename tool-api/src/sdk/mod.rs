@@ -24,7 +24,6 @@ mod adapter;
 mod context;
 pub mod files;
 mod guard;
-pub mod js;
 mod params;
 pub mod paths;
 pub mod private_dir;
@@ -33,6 +32,8 @@ pub mod runtime;
 mod spec;
 pub mod testing;
 mod tool;
+
+pub use crate::js;
 
 pub use adapter::{handler_box, ToolAdapter};
 pub use context::{auto_approves, Ctx, Proposal};

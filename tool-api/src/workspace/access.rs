@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{OFlags, Stat};
 
-use super::{links, staging, sys, CreatedDirs, Dir, FsError, Location, OpenedFile, Workspace};
+use super::{links, sys, Dir, FsError, Location, OpenedFile, Workspace};
 use crate::model::{PathAnchor, PathVerdict};
 
 impl Workspace {
@@ -250,29 +250,6 @@ impl Workspace {
             verdict.inside_workspace,
             verdict.path.clone(),
         ))
-    }
-
-    /// The directory that will hold the file a verdict names, and the file's name in it; with
-    /// `create`, missing directories are made (and listed in [`CreatedDirs`], to be removed
-    /// again if the write fails). The file itself is checked against `.clineignore` here.
-    pub fn parent_dir(
-        &self,
-        verdict: &PathVerdict,
-        create: bool,
-    ) -> Result<(Dir<'_>, OsString, CreatedDirs), FsError> {
-        staging::parent_dir(self, verdict, create)
-    }
-
-    /// Writes `bytes` to the file a verdict names, atomically: a temporary file in the same
-    /// directory, renamed over the target. Missing directories are created (and removed again
-    /// when the write fails); an existing file keeps its permissions; a read-only one is refused.
-    pub fn write_file(&self, verdict: &PathVerdict, bytes: &[u8]) -> Result<(), FsError> {
-        let (dir, name, created) = self.parent_dir(verdict, true)?;
-        let written = dir.replace(&name, bytes);
-        if written.is_err() {
-            created.remove();
-        }
-        written
     }
 }
 

@@ -9,6 +9,8 @@ use std::path::{Component, Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use super::paths::normalize;
+
 /// The file name of the rules, in a workspace root.
 pub const FILE_NAME: &str = ".clineignore";
 
@@ -105,7 +107,7 @@ impl ClineIgnore {
         }
         let path = path.replace('\\', "/");
         let is_dir = path.ends_with('/');
-        let absolute = super::normalize(&root.join(&path));
+        let absolute = normalize(&root.join(&path));
         match absolute.strip_prefix(root) {
             Ok(relative) => !self.blocks(relative, is_dir),
             Err(_) => true,
@@ -122,7 +124,7 @@ pub fn included_files(root: &Path) -> Vec<PathBuf> {
     };
     text.lines()
         .filter_map(include_target)
-        .map(|file| super::normalize(&root.join(file)))
+        .map(|file| normalize(&root.join(file)))
         .collect()
 }
 
@@ -150,7 +152,7 @@ fn expand_includes(root: &Path, text: &str) -> String {
                 if let Ok(rules) = std::fs::read_to_string(&included) {
                     lines.extend(rules.lines().map(|l| l.trim_end_matches('\r').to_string()));
                 }
-                if let Ok(relative) = super::normalize(&included).strip_prefix(root) {
+                if let Ok(relative) = normalize(&included).strip_prefix(root) {
                     if !relative.as_os_str().is_empty() {
                         lines.push(anchored_rule(relative));
                     }

@@ -41,6 +41,8 @@ mod error;
 mod file;
 pub mod ignore;
 mod links;
+mod parent;
+mod paths;
 mod roots;
 mod staging;
 mod sys;
@@ -48,8 +50,8 @@ mod verdict;
 
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use rustix::fs::OFlags;
 
@@ -57,10 +59,11 @@ pub use dir::{Dir, DirEntry, EntryKind, Followed};
 pub use error::FsError;
 pub use file::OpenedFile;
 pub use ignore::ClineIgnore;
+pub use paths::normalize;
 pub use roots::{parse_command_hint, parse_hint, RootSpec};
 pub use staging::{Backup, CreatedDirs, StagedFile};
 
-use crate::model::{TaskContext, WorkspaceRoot};
+use crate::model::WorkspaceRoot;
 
 /// Where an opened file or directory really is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,35 +156,6 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// A workspace with one root, `cwd` (made absolute against the process's directory), and
-    /// the root's `.clineignore`. Fails when the directory cannot be opened.
-    pub fn new(cwd: &Path) -> io::Result<Self> {
-        Self::with_roots(&[RootSpec::unnamed(cwd)])
-    }
-
-    /// The workspace a task context describes (what a plugin sees): its roots and the rules
-    /// the host read for them. Roots are opened on first use.
-    pub fn from_context(task: &TaskContext) -> Self {
-        let mut roots: Vec<Root> = task
-            .workspace_roots
-            .iter()
-            .map(|root| {
-                let path = normalize(Path::new(&root.path));
-                let ignore = match &root.clineignore {
-                    Some(text) => compiled_rules(&path, text),
-                    None => Arc::new(ClineIgnore::default()),
-                };
-                Root::new(root.name.clone(), path, ignore)
-            })
-            .collect();
-        if roots.is_empty() {
-            let cwd = normalize(Path::new(&task.cwd));
-            let name = roots::directory_name(&cwd);
-            roots.push(Root::new(name, cwd, Arc::new(ClineIgnore::default())));
-        }
-        Self { roots }
-    }
-
     /// The primary working directory.
     pub fn cwd(&self) -> &Path {
         &self.roots[0].path
@@ -265,39 +239,6 @@ impl Workspace {
     fn root(&self, index: usize) -> &Root {
         &self.roots[index]
     }
-}
-
-/// The compiled rules of a root, shared between the calls that carry the same text (plugins
-/// build a workspace per call; the matcher is built once per text).
-fn compiled_rules(root: &Path, text: &str) -> Arc<ClineIgnore> {
-    type Cache = Mutex<Vec<(PathBuf, String, Arc<ClineIgnore>)>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Cache::default);
-    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, _, rules)) = cache.iter().find(|(p, t, _)| p == root && t == text) {
-        return rules.clone();
-    }
-    let rules = Arc::new(ClineIgnore::from_expanded(root, text));
-    if cache.len() >= 8 {
-        cache.remove(0);
-    }
-    cache.push((root.to_path_buf(), text.to_string(), rules.clone()));
-    rules
-}
-
-/// Removes `.` and resolves `..` lexically.
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

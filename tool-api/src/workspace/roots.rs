@@ -1,5 +1,5 @@
-//! Several named roots (Cline's multi-root workspaces): how a workspace is made of them, and
-//! how a `@name:path` hint selects one.
+//! Several named roots (Cline's multi-root workspaces): how a workspace is made of them (from
+//! directories, or from a task context), and how a `@name:path` hint selects one.
 //!
 //! With one root, paths resolve against it as Node's `path.resolve` would, and a leading `@` is
 //! an ordinary character (Cline parses hints only in multi-root mode). With several, a path may
@@ -10,9 +10,12 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use super::{normalize, ClineIgnore, Root, Workspace};
+use super::ignore::ClineIgnore;
+use super::paths::normalize;
+use super::{Root, Workspace};
+use crate::model::TaskContext;
 
 /// One root of a workspace being built: its directory and, optionally, its name (else the
 /// directory's name).
@@ -82,6 +85,35 @@ pub fn parse_command_hint(command: &str) -> Option<(&str, &str)> {
 }
 
 impl Workspace {
+    /// A workspace with one root, `cwd` (made absolute against the process's directory), and
+    /// the root's `.clineignore`. Fails when the directory cannot be opened.
+    pub fn new(cwd: &Path) -> io::Result<Self> {
+        Self::with_roots(&[RootSpec::unnamed(cwd)])
+    }
+
+    /// The workspace a task context describes (what a plugin sees): its roots and the rules
+    /// the host read for them. Roots are opened on first use.
+    pub fn from_context(task: &TaskContext) -> Self {
+        let mut roots: Vec<Root> = task
+            .workspace_roots
+            .iter()
+            .map(|root| {
+                let path = normalize(Path::new(&root.path));
+                let ignore = match &root.clineignore {
+                    Some(text) => compiled_rules(&path, text),
+                    None => Arc::new(ClineIgnore::default()),
+                };
+                Root::new(root.name.clone(), path, ignore)
+            })
+            .collect();
+        if roots.is_empty() {
+            let cwd = normalize(Path::new(&task.cwd));
+            let name = directory_name(&cwd);
+            roots.push(Root::new(name, cwd, Arc::new(ClineIgnore::default())));
+        }
+        Self { roots }
+    }
+
     /// A workspace of several roots; the first is the primary (`cwd`). Each root keeps its own
     /// `.clineignore`. Fails when a directory cannot be opened, when two roots share a name or
     /// a directory, or when a name cannot be used in a hint (empty, a `:`, white space at
@@ -194,6 +226,24 @@ impl Workspace {
     }
 }
 
+/// The compiled rules of a root, shared between the calls that carry the same text (plugins
+/// build a workspace per call; the matcher is built once per text).
+fn compiled_rules(root: &Path, text: &str) -> Arc<ClineIgnore> {
+    type Cache = Mutex<Vec<(PathBuf, String, Arc<ClineIgnore>)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Cache::default);
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, _, rules)) = cache.iter().find(|(p, t, _)| p == root && t == text) {
+        return rules.clone();
+    }
+    let rules = Arc::new(ClineIgnore::from_expanded(root, text));
+    if cache.len() >= 8 {
+        cache.remove(0);
+    }
+    cache.push((root.to_path_buf(), text.to_string(), rules.clone()));
+    rules
+}
+
 /// `path` made absolute against the process's directory, `.` and `..` removed.
 fn absolute(path: &Path) -> io::Result<PathBuf> {
     Ok(if path.is_absolute() {
@@ -204,7 +254,7 @@ fn absolute(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// A directory's own name (`/` for the file system's root).
-pub(super) fn directory_name(path: &Path) -> String {
+fn directory_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "/".to_string())

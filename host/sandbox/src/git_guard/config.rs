@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::normalize;
+use super::paths::normalize;
 
 /// The path a `.git` file (`gitdir: PATH`) or a `commondir` file (`PATH`) names, relative to
 /// the file's directory.

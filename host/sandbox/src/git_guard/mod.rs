@@ -22,9 +22,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::policy::Protected;
 use config::{hooks_path, pointed_at, user_git_configs};
-use walk::{changed_since, walk, Budget, Kind};
+use paths::normalize;
+use walk::{changed_since, walk, Budget, Kind, WALK_ENTRIES, WALK_TIME};
 
 mod config;
+mod paths;
 mod walk;
 
 /// The entries of a git directory that run code later or lead git elsewhere: the
@@ -44,11 +46,6 @@ pub const GUARDED_ENTRIES: [&str; 8] = [
 
 /// What a set-aside entry's name gets (before a number, when the name is taken).
 pub const SET_ASIDE_SUFFIX: &str = ".toolhost-set-aside";
-
-/// Most entries the walk of the roots looks at, and the longest it may take: a command in a
-/// larger tree is refused rather than run with repositories unguarded.
-const WALK_ENTRIES: usize = 500_000;
-const WALK_TIME: Duration = Duration::from_secs(3);
 
 /// How far before the first look a change still counts as the command's: `ctime` is taken
 /// from the kernel's coarse clock, which may lag the clock read here by a tick.
@@ -376,21 +373,6 @@ fn sorted(map: &HashMap<PathBuf, Kind>) -> Vec<(&PathBuf, &Kind)> {
     let mut entries: Vec<_> = map.iter().collect();
     entries.sort();
     entries
-}
-
-/// `path` without `.` and `..` components (lexically).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -6,7 +6,10 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{WALK_ENTRIES, WALK_TIME};
+/// Most entries the walk of the roots looks at, and the longest it may take: a command in a
+/// larger tree is refused rather than run with repositories unguarded.
+pub(super) const WALK_ENTRIES: usize = 500_000;
+pub(super) const WALK_TIME: Duration = Duration::from_secs(3);
 
 /// What kind of entry a `.git` is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

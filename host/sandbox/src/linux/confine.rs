@@ -5,9 +5,10 @@
 use nix::sched::{unshare, CloneFlags};
 
 use super::{landlock_rules, mounts, net_filter, probe};
+use crate::applied::Applied;
+use crate::error::SandboxError;
 use crate::policy::{FilesystemMode, SandboxPolicy};
 use crate::support::{is_simulated_missing, Feature};
-use crate::{Applied, SandboxError};
 
 /// Confines the calling process; see [`crate::apply_to_current_process`].
 pub fn apply(policy: &SandboxPolicy) -> Result<Applied, SandboxError> {

@@ -32,10 +32,10 @@ use nix::unistd::{fork, ForkResult, Pid};
 use super::cgroup::Cgroup;
 use super::namespaces::Entered;
 use super::{caps, landlock_rules, limits, mounts, namespaces, net_filter, probe, reap, signals};
+use crate::error::{SandboxError, MESSAGE_PREFIX, SETUP_FAILED};
 use crate::git_guard::Repositories;
 use crate::policy::{env_removed, FilesystemMode, SandboxPolicy};
 use crate::support::{is_simulated_missing, Feature};
-use crate::{SandboxError, MESSAGE_PREFIX, SETUP_FAILED};
 
 /// How long the command gets between SIGTERM and SIGKILL when the supervisor is told to stop
 /// (less than the two seconds execute_command waits before it kills the supervisor itself).

@@ -1,11 +1,33 @@
-//! The resources one document extraction may still use.
+//! What one document extraction may use ([`Limits`]), and what it may still use ([`Budget`]).
 
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::Limits;
+use crate::limits::MAX_FILE_BYTES;
+
+/// What one extraction may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The bytes all compressed parts together may expand to.
+    pub max_expanded_bytes: u64,
+    /// The text extracted, in bytes; beyond it the text ends with
+    /// [`TEXT_CUT_NOTICE`](super::TEXT_CUT_NOTICE).
+    pub max_text_bytes: usize,
+    /// How long the extraction may run.
+    pub time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_expanded_bytes: 256 << 20,
+            max_text_bytes: MAX_FILE_BYTES as usize,
+            time: Duration::from_secs(30),
+        }
+    }
+}
 
 /// Why an extraction stopped early; shown after `Failed to extract text from …: `.
 #[derive(Debug, Clone, PartialEq, Eq)]

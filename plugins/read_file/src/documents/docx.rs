@@ -13,7 +13,9 @@
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-use super::{zipped, Budget, Output, Stop};
+use super::budget::{Budget, Stop};
+use super::output::Output;
+use super::zipped;
 
 /// Where the main document is when `_rels/.rels` does not say.
 const DEFAULT_DOCUMENT: &str = "word/document.xml";

@@ -10,11 +10,13 @@
 
 mod budget;
 mod docx;
+mod output;
 mod pdf;
 mod xlsx;
 mod zipped;
 
-pub use budget::{Budget, Stop};
+pub use budget::{Budget, Limits, Stop};
+pub use output::TEXT_CUT_NOTICE;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -51,31 +53,6 @@ impl Kind {
         }
     }
 }
-
-/// What one extraction may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// The bytes all compressed parts together may expand to.
-    pub max_expanded_bytes: u64,
-    /// The text extracted, in bytes; beyond it the text ends with [`TEXT_CUT_NOTICE`].
-    pub max_text_bytes: usize,
-    /// How long the extraction may run.
-    pub time: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_expanded_bytes: 256 << 20,
-            max_text_bytes: crate::extract::MAX_FILE_BYTES as usize,
-            time: Duration::from_secs(30),
-        }
-    }
-}
-
-/// The line that ends a document's text cut at [`Limits::max_text_bytes`].
-pub const TEXT_CUT_NOTICE: &str =
-    "[... document text truncated: only the first part was extracted ...]";
 
 /// At most this many extraction threads run at once (a timed-out one counts until it ends).
 pub const MAX_RUNNING: usize = 2;
@@ -139,54 +116,6 @@ fn run(kind: Kind, bytes: &[u8], budget: &Budget) -> Result<String, Stop> {
         Kind::Pdf => pdf::extract(bytes, budget),
         Kind::Docx => docx::extract(bytes, budget),
         Kind::Xlsx => xlsx::extract(bytes, budget),
-    }
-}
-
-/// Text gathered under the text limit: once it is reached, [`Output::push`] refuses more and
-/// the text ends with [`TEXT_CUT_NOTICE`].
-#[derive(Debug)]
-struct Output {
-    text: String,
-    max: usize,
-    full: bool,
-}
-
-impl Output {
-    fn new(max: usize) -> Self {
-        Self {
-            text: String::new(),
-            max,
-            full: false,
-        }
-    }
-
-    /// Appends `piece`; false once the limit is reached (the piece is cut at a character).
-    fn push(&mut self, piece: &str) -> bool {
-        if self.full {
-            return false;
-        }
-        if self.text.len() + piece.len() <= self.max {
-            self.text.push_str(piece);
-            return true;
-        }
-        let mut end = self.max.saturating_sub(self.text.len()).min(piece.len());
-        while !piece.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.text.push_str(&piece[..end]);
-        self.full = true;
-        false
-    }
-
-    /// The text, with the notice when it was cut.
-    fn finish(mut self) -> String {
-        if self.full {
-            if !self.text.ends_with('\n') {
-                self.text.push('\n');
-            }
-            self.text.push_str(TEXT_CUT_NOTICE);
-        }
-        self.text
     }
 }
 

@@ -20,7 +20,9 @@ use std::io::Cursor;
 
 use calamine::{DataRef, Dimensions, Reader, SheetType, SheetVisible, Xlsx};
 
-use super::{zipped, Budget, Output, Stop};
+use super::budget::{Budget, Stop};
+use super::output::Output;
+use super::zipped;
 
 /// The last row a sheet shows (Cline's 50,000).
 pub const MAX_ROWS: u32 = 50_000;

@@ -4,7 +4,7 @@ use std::io::{Cursor, Read};
 
 use zip::ZipArchive;
 
-use super::{Budget, Stop};
+use super::budget::{Budget, Stop};
 
 /// At most this many entries in a container (a real document has a few dozen).
 pub const MAX_ENTRIES: usize = 10_000;

@@ -22,11 +22,9 @@ use lopdf::{Dictionary, Document, Encoding, Object, ObjectId};
 
 mod streams;
 
-use super::{Budget, Output, Stop};
+use super::budget::{Budget, Stop};
+use super::output::Output;
 use streams::{check_xref_streams, decode_in_place, decode_streams, is_image};
-
-/// Cross-reference streams may expand to this much (5 bytes per object: millions of objects).
-const MAX_XREF_BYTES: u64 = 64 << 20;
 
 /// How deeply form XObjects may nest.
 const MAX_FORM_DEPTH: usize = 8;

@@ -6,8 +6,10 @@ use std::borrow::Cow;
 
 use lopdf::{Document, Object, Stream};
 
-use super::super::{Budget, Stop};
-use super::MAX_XREF_BYTES;
+use super::super::budget::{Budget, Limits, Stop};
+
+/// Cross-reference streams may expand to this much (5 bytes per object: millions of objects).
+const MAX_XREF_BYTES: u64 = 64 << 20;
 
 pub(super) fn is_image(stream: &Stream) -> bool {
     stream
@@ -218,7 +220,7 @@ pub(super) fn check_xref_streams(bytes: &[u8], budget: &Budget) -> Result<(), St
             data_at += 1;
         }
         let data = &bytes[data_at.min(bytes.len())..];
-        let xref_budget = Budget::new(super::super::Limits {
+        let xref_budget = Budget::new(Limits {
             max_expanded_bytes: MAX_XREF_BYTES,
             ..budget.limits()
         });
