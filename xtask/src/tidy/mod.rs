@@ -15,6 +15,8 @@
 //!   facade. Paths are read as Rust syntax ([`syntax`], [`resolve`]) in every form: `use`
 //!   trees, `crate::`/`super::`/`self::` paths in code, macro arguments.
 //! - **ARCHITECTURE.md is true** ([`architecture`]): every path it names exists.
+//! - **Links resolve** ([`links`]): every relative link of README.md, docs/*.md and
+//!   ARCHITECTURE.md leads to a file that exists and, with `#anchor`, to one of its headings.
 //!
 //! The rules that read Rust read whole files, leaving out test code only (an item under
 //! `#[cfg(test)]`, a `#[test]` function, a module `tests` and its files).
@@ -24,6 +26,7 @@ mod architecture;
 mod capabilities;
 mod circles;
 mod crates;
+mod links;
 mod resolve;
 mod sizes;
 mod syntax;
@@ -57,6 +60,11 @@ pub fn run() -> Result<(), String> {
     problems.extend(architecture::check(&architecture, |path| {
         root.join(path).exists()
     }));
+    problems.extend(links::check(
+        &links::documents(&root),
+        |path| std::fs::read_to_string(root.join(path)).ok(),
+        |path| root.join(path).exists(),
+    ));
     if problems.is_empty() {
         println!(
             "tidy: ok ({} source files, {} crates)",
