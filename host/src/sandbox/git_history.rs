@@ -58,7 +58,10 @@ const NAMED: usize = 5;
 /// What was found in one repository, and the refs it was found for.
 #[derive(Debug, Clone, Default)]
 struct Seen {
-    fingerprint: u64,
+    /// `None` until the history was read once (a repository without commits has no tips).
+    fingerprint: Option<u64>,
+    /// How often the history was read (git ran).
+    reads: usize,
     tips: Vec<String>,
     files: Vec<String>,
 }
@@ -91,14 +94,15 @@ pub(super) fn committed_ignored(root: &Path, ignore: &ClineIgnore) -> Option<Lea
     let mut seen = SEEN.lock().unwrap_or_else(PoisonError::into_inner);
     let cache = seen.get_or_insert_with(HashMap::new);
     let entry = cache.entry(key).or_default();
-    if entry.fingerprint != fingerprint || entry.tips.is_empty() {
+    if entry.fingerprint != Some(fingerprint) {
         match found.blocked_in_history(ignore, &entry.tips) {
             Ok((tips, files)) => {
                 entry.files.extend(files);
                 entry.files.sort();
                 entry.files.dedup();
                 entry.tips = tips;
-                entry.fingerprint = fingerprint;
+                entry.fingerprint = Some(fingerprint);
+                entry.reads += 1;
             }
             Err(()) => {
                 return Some(Leaked {
@@ -320,6 +324,35 @@ mod tests {
             .stdout(Stdio::null())
             .status();
         assert!(status.is_ok_and(|s| s.success()), "git {args:?}");
+    }
+
+    fn reads(root: &Path, ignore: &ClineIgnore) -> usize {
+        let key = (
+            root.to_path_buf(),
+            ignore.expanded_text().unwrap_or_default().to_string(),
+        );
+        let seen = SEEN.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.as_ref()
+            .and_then(|seen| seen.get(&key))
+            .map_or(0, |entry| entry.reads)
+    }
+
+    #[test]
+    fn the_history_is_read_again_only_when_the_refs_change() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        git_ok(root, &["init", "-q", "."]);
+        let ignore = ClineIgnore::from_text(root, ".env\n");
+        // A repository without commits: nothing to find, and nothing to look for again.
+        assert_eq!(committed_ignored(root, &ignore), None);
+        assert_eq!(committed_ignored(root, &ignore), None);
+        assert_eq!(reads(root, &ignore), 1);
+        std::fs::write(root.join("notes.md"), "notes").ok();
+        git_ok(root, &["add", "notes.md"]);
+        git_ok(root, &["commit", "-qm", "one"]);
+        assert_eq!(committed_ignored(root, &ignore), None);
+        assert_eq!(committed_ignored(root, &ignore), None);
+        assert_eq!(reads(root, &ignore), 2);
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! `true`, `ls` and `git status` alternate between them, and each call is timed from the
 //! request line written to the result line read. The median of each is reported, and the
 //! difference is the sandbox's cost: the policy (the `.clineignore` walk), the supervisor's
-//! fork and exec, namespaces, mounts, Landlock and seccomp, and the clean-up.
+//! fork and exec, namespaces, mounts, Landlock and seccomp, the memory cgroup, and the
+//! clean-up. `workspace-write` is timed a second time with the memory limit per process
+//! (as where no cgroup can be made), which shows what moving a command into its cgroup costs.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::bench::mcp::percentile;
 use crate::bench::startup::{ms, tempfile_dir};
 use crate::build;
 
@@ -23,12 +26,20 @@ const RUNS: usize = 101;
 /// The most the sandbox should add to one command, in milliseconds.
 const TARGET_MS: f64 = 5.0;
 
-const PROFILES: [(&str, &str); 3] = [
-    ("off", "sandbox = \"off\""),
-    ("workspace-write", "sandbox = \"workspace-write\""),
+/// The profiles timed: a name, the `[execute_command]` keys, and the sandbox features the
+/// server is to take as missing (`TOOLHOST_SANDBOX_UNAVAILABLE`).
+const PROFILES: [(&str, &str, &str); 4] = [
+    ("off", "sandbox = \"off\"", ""),
+    ("workspace-write", "sandbox = \"workspace-write\"", ""),
+    (
+        "  without memory cgroup",
+        "sandbox = \"workspace-write\"",
+        "memory-cgroup",
+    ),
     (
         "read-only, no network",
         "sandbox = \"read-only\"\nnetwork = false",
+        "",
     ),
 ];
 
@@ -47,6 +58,7 @@ impl Server {
         plugins: &Path,
         workspace: &Path,
         settings: &Path,
+        unavailable: &str,
     ) -> Result<Self, String> {
         let mut child = Command::new(host)
             .arg("--plugins")
@@ -59,6 +71,7 @@ impl Server {
                 "TOOLHOST_PLUGIN_INDEX",
                 workspace.join("../plugin-index.json"),
             )
+            .env("TOOLHOST_SANDBOX_UNAVAILABLE", unavailable)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -101,9 +114,21 @@ impl Drop for Server {
     }
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
+/// The median of one command's times and the range most of them fall in, in milliseconds.
+struct Spread {
+    median: f64,
+    p10: f64,
+    p90: f64,
+}
+
+impl Spread {
+    fn of(times: Vec<Duration>) -> Self {
+        Self {
+            median: ms(percentile(&times, 50)),
+            p10: ms(percentile(&times, 10)),
+            p90: ms(percentile(&times, 90)),
+        }
+    }
 }
 
 /// Runs the benchmark and returns its JSON record.
@@ -129,14 +154,20 @@ pub fn sandbox() -> Result<Value, String> {
         return Err("git init failed".into());
     }
     let mut servers = Vec::new();
-    for (i, (_, keys)) in PROFILES.iter().enumerate() {
+    for (i, (_, keys, unavailable)) in PROFILES.iter().enumerate() {
         let settings = base.join(format!("settings-{i}.toml"));
         std::fs::write(
             &settings,
             format!("[auto_approve]\nexecute_safe_commands = true\n[execute_command]\n{keys}\n"),
         )
         .map_err(|e| e.to_string())?;
-        servers.push(Server::start(&host, &plugins, &workspace, &settings)?);
+        servers.push(Server::start(
+            &host,
+            &plugins,
+            &workspace,
+            &settings,
+            unavailable,
+        )?);
     }
     // Warm up: first calls load the plugin and probe the kernel.
     for server in &mut servers {
@@ -152,9 +183,13 @@ pub fn sandbox() -> Result<Value, String> {
             }
         }
     }
-    let medians: Vec<Vec<f64>> = times
+    let spreads: Vec<Vec<Spread>> = times
         .into_iter()
-        .map(|per_command| per_command.into_iter().map(|t| ms(median(t))).collect())
+        .map(|per_command| per_command.into_iter().map(Spread::of).collect())
+        .collect();
+    let medians: Vec<Vec<f64>> = spreads
+        .iter()
+        .map(|per_command| per_command.iter().map(|s| s.median).collect())
         .collect();
     println!(
         "sandbox: one execute_command call through `toolhost serve`, release build, median of {RUNS} (interleaved)"
@@ -165,7 +200,7 @@ pub fn sandbox() -> Result<Value, String> {
     }
     println!();
     let mut rows = Vec::new();
-    for (p, (name, _)) in PROFILES.iter().enumerate() {
+    for (p, (name, _, _)) in PROFILES.iter().enumerate() {
         print!("  {name:<24}");
         let mut entries = Vec::new();
         for (c, command) in COMMANDS.iter().enumerate() {
@@ -176,7 +211,14 @@ pub fn sandbox() -> Result<Value, String> {
             } else {
                 print!(" {value:>7.2} (+{added:.2}) ms");
             }
-            entries.push(json!({"command": command, "median_ms": value, "added_ms": added}));
+            let spread = &spreads[p][c];
+            entries.push(json!({
+                "command": command,
+                "median_ms": value,
+                "p10_ms": spread.p10,
+                "p90_ms": spread.p90,
+                "added_ms": added,
+            }));
         }
         println!();
         rows.push(json!({"profile": name, "commands": entries}));
@@ -186,6 +228,14 @@ pub fn sandbox() -> Result<Value, String> {
         .map(|(p, c)| medians[p][c] - medians[0][c])
         .fold(f64::MIN, f64::max);
     println!("  most added: {worst:.2} ms (target: at most {TARGET_MS} ms)");
+    println!("  spread of each median (10th to 90th percentile, ms):");
+    for (p, (name, _, _)) in PROFILES.iter().enumerate() {
+        print!("  {name:<24}");
+        for spread in &spreads[p] {
+            print!("  {:>6.2} to {:<6.2}", spread.p10, spread.p90);
+        }
+        println!();
+    }
     Ok(json!({
         "bench": "sandbox",
         "runs": RUNS,
