@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::bench::mcp::percentile;
+use crate::bench::mcp_client::percentile;
 use crate::bench::startup::{ms, tempfile_dir};
 use crate::build;
 
