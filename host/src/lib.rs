@@ -2,12 +2,14 @@
 //!
 //! The rooms (see ARCHITECTURE.md for how a call flows through them):
 //!
-//! - `call`: the [`Host`] and the flow of one call (prepare, checks, approval, hooks, the run
-//!   under a timeout, the outcome);
+//! - `call`: the [`Host`] and the flow of one call (prepare, checks, approval, the
+//!   PreToolUse/PostToolUse hooks and the trust in a workspace's own, the run under a timeout,
+//!   the outcome);
 //! - `plugins`: discovery, the plugin index, loading through the ABI adapter, the registry,
 //!   run-time tools, curated bundles, hot swap;
-//! - `policy`: the workspace capability, `.clineignore`, approval, command permissions;
-//! - `hooks`: PreToolUse/PostToolUse scripts and the trust in a workspace's own;
+//! - `command_sandbox`: the host side of the command sandbox (`sandbox.wrap_command`, the
+//!   policy built from the settings, the supervisor mode of the binary);
+//! - `permissions`: the workspace capability, `.clineignore`, approval, command permissions;
 //! - `agent`: the assistant-message parser, the message session, schema rendering;
 //! - `frontends`: the command line, JSON lines, MCP, replay.
 //!
@@ -33,31 +35,30 @@
 
 pub(crate) mod agent;
 pub(crate) mod call;
+pub(crate) mod command_sandbox;
 pub(crate) mod frontends;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-pub(crate) mod hooks;
 pub(crate) mod known_tools;
+pub(crate) mod permissions;
 pub(crate) mod plugins;
-pub(crate) mod policy;
-pub(crate) mod sandbox;
 pub(crate) mod settings;
 pub(crate) mod ui;
 
 pub use agent::parser::{Block, StreamParser, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
+pub use call::hooks::{ScriptVersion, TrustStore};
 pub use call::{
     CallOptions, CallOutcome, CallScope, Host, HostConfig, PendingCall, TaskCancelled, TaskConfig,
     Workers,
 };
 pub use frontends::cli::main;
-pub use hooks::{ScriptVersion, TrustStore};
 pub use known_tools::CLINE_TOOL_NAMES;
+pub use permissions::{ApprovalMode, CommandPermissions, Workspace};
 pub use plugins::bundle::sha256_file;
 pub use plugins::isolation::Placement;
 pub use plugins::{LoadWarning, RegisteredTool, Registry};
-pub use policy::{ApprovalMode, CommandPermissions, Workspace};
 pub use settings::{Isolation, Settings};
 pub use tool_api::workspace::RootSpec;
 pub use ui::{HeadlessUi, StderrUi, Ui};

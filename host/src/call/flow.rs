@@ -23,9 +23,9 @@ use super::prepare::{self, PreparedCall};
 use super::services::{Cancellation, HostCallServices};
 use super::task_host::CallOptions;
 use super::{checks, denied, run, CallOutcome, Host, MAX_NESTING};
-use crate::hooks::{Consent, HookName, HookOutcome};
+use crate::call::hooks::{Consent, HookName, HookOutcome};
+use crate::permissions::{approval, ApprovalMode};
 use crate::plugins::RegisteredTool;
-use crate::policy::{approval, ApprovalMode};
 use crate::ui::{Ui, ERROR_EVENT};
 
 /// One call as its thread runs it.

@@ -2,7 +2,7 @@
 //!
 //! The caller finds the handler; then the call runs on a thread of its own ([`pending`]):
 //! prepare the parameters ([`prepare`]), check the plugin, the required parameters and the
-//! path parameters ([`checks`]), ask for approval ([`crate::policy::approval`]), close the
+//! path parameters ([`checks`]), ask for approval ([`crate::permissions::approval`]), close the
 //! sessions other tools close ([`sessions`]), run the PreToolUse hooks, run the handler
 //! ([`run`]) while the caller keeps its timeout, run the PostToolUse hooks, and turn whatever
 //! happened into a result the model can read ([`outcome`]). A failure of any kind (error,
@@ -11,6 +11,7 @@
 
 mod checks;
 mod flow;
+pub(crate) mod hooks;
 mod hot_swap;
 pub mod outcome;
 mod pending;
@@ -33,10 +34,10 @@ use tool_api::model::{
 };
 use tool_api::texts;
 
-use crate::hooks::{HookInput, Hooks};
+use crate::call::hooks::{HookInput, Hooks};
+use crate::permissions::{approval, ApprovalMode, CommandPermissions, Workspace};
 use crate::plugins::isolation::Placement;
 use crate::plugins::{runtime_tools, CallData, RegisteredTool, Registry};
-use crate::policy::{approval, ApprovalMode, CommandPermissions, Workspace};
 use crate::settings::Settings;
 use crate::ui::Ui;
 

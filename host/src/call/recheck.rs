@@ -10,7 +10,7 @@ use tool_api::model::ApprovalRequest;
 
 use super::flow::ReadyCall;
 use super::{checks, denied, Host};
-use crate::policy::approval;
+use crate::permissions::approval;
 
 /// How many times one call's paths may change before the call is refused.
 const MAX_CHANGES: u32 = 3;

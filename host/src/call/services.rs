@@ -175,8 +175,8 @@ impl CallServices for HostCallServices {
 
     /// Services beyond v1. `policy.check_command` (`{"command": "...", "root": NAME}`,
     /// `root` the workspace root it runs in, default the primary) answers with the
-    /// [`crate::policy::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
-    /// that runs a command in the sandbox ([`crate::sandbox`]); anything else is
+    /// [`crate::permissions::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
+    /// that runs a command in the sandbox ([`crate::command_sandbox`]); anything else is
     /// `UNAVAILABLE`.
     fn call_service(
         &self,
@@ -203,7 +203,7 @@ impl CallServices for HostCallServices {
                         )
                     })?,
                 };
-                let check = crate::policy::check_command(
+                let check = crate::permissions::check_command(
                     workspace,
                     root,
                     host.command_permissions(),
@@ -212,7 +212,9 @@ impl CallServices for HostCallServices {
                 serde_json::to_value(&check)
                     .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
             }
-            ("sandbox", "wrap_command") => crate::sandbox::wrap_command(&*self.host()?, payload),
+            ("sandbox", "wrap_command") => {
+                crate::command_sandbox::wrap_command(&*self.host()?, payload)
+            }
             (service, method) => Err(ToolError::new(
                 ToolErrorKind::UNAVAILABLE,
                 format!("this host offers no service '{service}.{method}'"),

@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Host, Sessions, TaskState, Workers};
-use crate::hooks::{HookInput, Hooks};
+use crate::call::hooks::{HookInput, Hooks};
+use crate::permissions::{ApprovalMode, Workspace};
 use crate::plugins::handler::Cancellation;
 use crate::plugins::Registry;
-use crate::policy::{ApprovalMode, Workspace};
 use crate::ui::Ui;
 
 /// What one call gets from the frontend that makes it.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use tool_api::workspace::RootSpec;
 
-use crate::policy::Workspace;
+use crate::permissions::Workspace;
 use crate::settings::Settings;
 
 /// Where the workspace is: one root, or several (Cline's multi-root workspace).

@@ -119,7 +119,7 @@ impl Placement {
         }
         let program = match &self.program {
             Some(program) => program.clone(),
-            None => crate::sandbox::supervisor::toolhost_program()
+            None => crate::command_sandbox::supervisor::toolhost_program()
                 .map_err(|e| LoadError::Worker(e.message.to_string()))?,
         };
         let mb = |value: u64| (value > 0).then(|| value.saturating_mul(1 << 20));
@@ -190,7 +190,7 @@ impl Placement {
             spawn,
             ..SandboxPolicy::default()
         };
-        let adapted = policy.adapt(crate::sandbox::support());
+        let adapted = policy.adapt(crate::command_sandbox::support());
         if !adapted.missing.is_empty() {
             let missing: Vec<String> = adapted.missing.iter().map(|m| m.effect.clone()).collect();
             if options.sandbox_required.unwrap_or(false) {

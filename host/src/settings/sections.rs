@@ -126,7 +126,7 @@ pub struct HookSettings {
     pub enabled: bool,
     /// An extra directory searched first (like Cline's `--hooks-dir`).
     pub dir: Option<PathBuf>,
-    /// Where the trusted workspace hook scripts are kept (see [`crate::hooks::trust`]);
+    /// Where the trusted workspace hook scripts are kept (see [`crate::call::hooks::trust`]);
     /// default `$TOOLHOST_TRUSTED_HOOKS`, else `~/.config/toolhost/trusted-hooks.json`.
     pub trust_file: Option<PathBuf>,
 }

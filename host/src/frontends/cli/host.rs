@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::frontends::open_workspace;
+use crate::permissions::{ApprovalMode, CommandPermissions, Workspace};
 use crate::plugins::bundle::Opened;
 use crate::plugins::discovery::{plugin_dirs, searched};
 use crate::plugins::isolation::Placement;
-use crate::policy::{ApprovalMode, CommandPermissions, Workspace};
 use crate::settings::{Isolation, Settings};
 use crate::ui::{StderrUi, TerminalUi, Ui};
 use crate::RootSpec;

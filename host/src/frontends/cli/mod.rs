@@ -3,7 +3,10 @@
 //! Exit codes: 0 success; 1 the tool call failed (its text is still printed); 2 bad usage
 //! (unknown tool, malformed parameters, bad arguments).
 
+pub mod bundle;
+pub mod hooks;
 mod host;
+pub mod mcp_servers;
 mod report;
 mod run;
 
@@ -15,7 +18,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
 use crate::frontends::{HotSwapArgs, WorkspaceArgs};
-use crate::policy::ApprovalMode;
+use crate::permissions::ApprovalMode;
 
 pub use report::{check_path_json, render_command_report};
 
@@ -96,10 +99,10 @@ pub enum Command {
     },
     /// Curated plugin bundles: keys, signing, verification.
     #[command(subcommand)]
-    Bundle(crate::frontends::bundle::BundleCommand),
+    Bundle(bundle::BundleCommand),
     /// Hook scripts: which ones a workspace would run, and trust in a workspace's own.
     #[command(subcommand)]
-    Hooks(crate::frontends::hooks::HooksCommand),
+    Hooks(hooks::HooksCommand),
 }
 
 /// Arguments of `toolhost serve`.
@@ -185,8 +188,8 @@ pub enum PolicyCommand {
 
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
-    super::mcp_http::take_env_token();
-    crate::sandbox::supervisor::run_supervisor_if_asked();
+    super::mcp::http::take_env_token();
+    crate::command_sandbox::supervisor::run_supervisor_if_asked();
     crate::plugins::worker::serve::run_worker_if_asked();
     let cli = Cli::parse();
     init_logging(cli.verbose, matches!(cli.command, Command::Mcp(_)));
@@ -203,7 +206,7 @@ pub fn main() -> ExitCode {
 
 /// Logging on stderr at the level `-v` asks for (`$TOOLHOST_LOG` overrides). Under `mcp`,
 /// stderr stays quiet unless asked and the host's messages go to the client instead
-/// ([`crate::frontends::mcp_log`]).
+/// ([`crate::frontends::mcp::log`]).
 fn init_logging(verbose: u8, mcp: bool) {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
@@ -222,7 +225,7 @@ fn init_logging(verbose: u8, mcp: bool) {
         .with_writer(std::io::stderr)
         .with_target(false)
         .with_filter(filter);
-    let client = mcp.then(crate::frontends::mcp_log::layer);
+    let client = mcp.then(crate::frontends::mcp::log::layer);
     let _ = tracing_subscriber::registry()
         .with(stderr)
         .with(client)
@@ -250,23 +253,19 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         )
     };
     match cli.command {
-        Command::Bundle(command) => {
-            crate::frontends::bundle::run_command(command, cli.trusted_key.as_deref())
-        }
-        Command::Hooks(command) => {
-            crate::frontends::hooks::run_command(command, cli.settings.as_deref())
-        }
+        Command::Bundle(command) => bundle::run_command(command, cli.trusted_key.as_deref()),
+        Command::Hooks(command) => hooks::run_command(command, cli.settings.as_deref()),
         Command::Tools { json } => {
             let host = inspecting_host()?;
             report::print_tools(&host, json);
             Ok(ExitCode::SUCCESS)
         }
         Command::McpServers { json } => {
-            let report = crate::frontends::mcp_servers::report(&*inspecting_host()?)?;
+            let report = mcp_servers::report(&*inspecting_host()?)?;
             if json {
                 print_line(&report.to_string());
             } else {
-                print!("{}", crate::frontends::mcp_servers::render_text(&report));
+                print!("{}", mcp_servers::render_text(&report));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -327,7 +326,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 _ => (0, command),
             };
-            let report = crate::policy::commands::explain_command(
+            let report = crate::permissions::commands::explain_command(
                 &workspace,
                 root,
                 plugins.command_permissions(),

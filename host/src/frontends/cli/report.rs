@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 
 use super::run::print_line;
 use crate::known_tools::is_cline_tool;
-use crate::policy::commands::{CheckedPart, CommandExplanation, Reason};
-use crate::policy::Workspace;
+use crate::permissions::commands::{CheckedPart, CommandExplanation, Reason};
+use crate::permissions::Workspace;
 use crate::Host;
 
 pub(super) fn print_tools(host: &Host, json: bool) {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::host::{approval_mode, build_host, build_host_with_ui, serving_host, PluginSource};
 use super::{CallArgs, ReplayArgs, ServeArgs};
-use crate::policy::ApprovalMode;
+use crate::permissions::ApprovalMode;
 use crate::ui::{TerminalUi, Ui};
 
 pub(super) fn call(

@@ -178,13 +178,15 @@ impl Opened {
 
     /// The bundle's command permissions, when its policy sets them (they replace
     /// `CLINE_COMMAND_PERMISSIONS` of the environment).
-    pub fn command_permissions(&self) -> Option<crate::policy::CommandPermissions> {
+    pub fn command_permissions(&self) -> Option<crate::permissions::CommandPermissions> {
         let value = self.policy()?.command_permissions.as_deref()?;
-        let env = crate::policy::commands::ENV_VAR;
+        let env = crate::permissions::commands::ENV_VAR;
         if std::env::var(env).is_ok_and(|current| current != value) {
             tracing::warn!("{env} from the environment is replaced by the bundle's");
         }
-        Some(crate::policy::CommandPermissions::from_value(Some(value)))
+        Some(crate::permissions::CommandPermissions::from_value(Some(
+            value,
+        )))
     }
 
     /// Replaces the settings' approval defaults by the bundle's, when it ships them.

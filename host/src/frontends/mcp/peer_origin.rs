@@ -20,8 +20,8 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 
+use crate::command_sandbox::supervisor::SUPERVISOR_MODE;
 use crate::plugins::worker::WORKER_MODE;
-use crate::sandbox::supervisor::SUPERVISOR_MODE;
 
 /// Who is at the other end of a connection.
 #[derive(Debug, Clone, PartialEq, Eq)]

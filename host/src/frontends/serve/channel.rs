@@ -109,7 +109,7 @@ impl Channel {
     /// Writes one message as a line.
     pub(super) fn write(&self, message: &Value) -> std::io::Result<()> {
         #[cfg(unix)]
-        super::protocol_stdio::restore();
+        crate::frontends::protocol_stdio::restore();
         let mut output = self.output.lock().unwrap_or_else(PoisonError::into_inner);
         writeln!(output, "{message}")?;
         output.flush()

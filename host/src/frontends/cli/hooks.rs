@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use serde_json::{json, Value};
 
-use crate::hooks::{HookName, Hooks, Origin, ScriptVersion, TrustStatus, TrustStore};
-use crate::policy::Workspace;
+use crate::call::hooks::{HookName, Hooks, Origin, ScriptVersion, TrustStatus, TrustStore};
+use crate::permissions::Workspace;
 use crate::settings::Settings;
 
 /// `toolhost hooks ...`

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
-use crate::hooks::TrustStore;
+use crate::call::hooks::TrustStore;
 use crate::settings::Settings;
 
 static SECRET_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());

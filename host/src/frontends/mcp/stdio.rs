@@ -1,5 +1,5 @@
 //! The client's stdin and stdout for `toolhost mcp` over stdio, taken over for the protocol alone
-//! ([`super::protocol_stdio`]), as the async streams rmcp reads and writes.
+//! ([`crate::frontends::protocol_stdio`]), as the async streams rmcp reads and writes.
 
 pub use streams::{restore, take, Reader, Writer};
 

@@ -19,7 +19,7 @@ pub(super) fn follows_client_roots(given: &[RootSpec], host: &Host) -> bool {
 
 /// The roots of `workspace`, to open another workspace over the same directories (a new
 /// session's); a single root stays unnamed, as it was opened.
-pub(super) fn root_specs(workspace: &crate::policy::Workspace) -> Vec<RootSpec> {
+pub(super) fn root_specs(workspace: &crate::permissions::Workspace) -> Vec<RootSpec> {
     let roots = workspace.roots();
     let single = roots.len() == 1;
     roots

@@ -12,8 +12,8 @@
 //!   `200`); a session idle for `--session-idle` seconds expires.
 //! - A body over `[limits] max_request_bytes` is `413`.
 //! - Slow or many clients: hyper's header timeout (`[limits] header_timeout_secs`), the
-//!   connection limits ([`super::mcp_http_conns`]: `503` beyond them), the session cap
-//!   ([`super::mcp_http_sessions`]), and a 100 ms pause when accepting runs out of descriptors.
+//!   connection limits ([`super::http_conns`]: `503` beyond them), the session cap
+//!   ([`super::http_sessions`]), and a 100 ms pause when accepting runs out of descriptors.
 //! - A connection from a process that a tool call started ([`super::peer_origin`]) is `403`:
 //!   approvals must come from the user. `$TOOLHOST_MCP_TOKEN` leaves the environment at start
 //!   ([`take_env_token`]), so nothing the host runs inherits it.
@@ -30,10 +30,10 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_service::Service;
 
-use super::mcp::McpServer;
-use super::mcp_http_conns::{Admitted, Connections, Refused};
-use super::mcp_http_sessions::{CappedSessions, SessionError};
+use super::http_conns::{Admitted, Connections, Refused};
+use super::http_sessions::{CappedSessions, SessionError};
 use super::peer_origin::{self, Origin};
+use super::McpServer;
 use crate::Host;
 
 /// How `--http` serves.

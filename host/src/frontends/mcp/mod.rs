@@ -1,5 +1,5 @@
 //! `toolhost mcp`: every loaded tool served as an MCP server (rmcp), on stdio or, with
-//! `--http`, over streamable HTTP ([`super::mcp_http`]).
+//! `--http`, over streamable HTTP ([`http`]).
 //!
 //! - `tools/list` gives each registered tool with its JSON-Schema input, its title and the four
 //!   hints of its spec (the entries `toolhost schema --format mcp` prints). `listChanged` is
@@ -7,7 +7,7 @@
 //! - `tools/call` starts the call on a call thread of its own ([`Host::start_call`]), waits
 //!   for its outcome without blocking the protocol (keeping the call's timeout) and answers
 //!   with the text the model reads plus the result's images (a relayed MCP server's result
-//!   with that server's own structures: [`super::mcp_result`]).
+//!   with that server's own structures: [`result`]).
 //!   Every tool failure (bad parameters, policy refusal, denial, timeout, panic) is a result with
 //!   `isError: true`; only a name no plugin registered is a JSON-RPC error (`-32602`, "Unknown
 //!   tool: NAME"), as the MCP specification's tools page prescribes for unknown tools.
@@ -15,19 +15,30 @@
 //!   an HTTP session cancel the call (the tool sees it; execute_command stops the command's
 //!   process group; an isolated worker that does not stop is killed after a grace period); rmcp
 //!   sends no answer for a cancelled request.
-//! - Approvals and questions go to the client's user by elicitation ([`super::mcp_ui`]) unless
+//! - Approvals and questions go to the client's user by elicitation ([`ui`]) unless
 //!   `--yes`; without elicitation, what the settings do not auto-approve is denied. Events
 //!   become `notifications/progress` for a request with a `progressToken`; errors and
 //!   notifications become `notifications/message`, and so do the host's own warnings, while
-//!   stderr stays quiet unless asked ([`super::mcp_log`]).
+//!   stderr stays quiet unless asked ([`log`]).
 //! - The workspace is `--cwd`, else the client's roots (asked for on the first call, again
 //!   after `roots/list_changed`; a change starts a new task), else the current directory — but
 //!   never `/` by default.
 //! - Over stdio the protocol owns the client's pipes ([`super::protocol_stdio`]): before any
 //!   plugin is loaded, fd 0 is pointed at `/dev/null` and fd 1 at stderr, so a plugin (or a
 //!   process it starts) that prints, reads or closes them cannot corrupt or silence the stream.
-//!   Lines are read by [`super::mcp_transport`] (JSON-RPC errors for what cannot be served, the
+//!   Lines are read by [`transport`] (JSON-RPC errors for what cannot be served, the
 //!   size limit). The server exits when stdin closes.
+
+pub(crate) mod http;
+mod http_conns;
+mod http_sessions;
+pub mod log;
+mod peer_origin;
+mod result;
+mod roots;
+mod stdio;
+mod transport;
+pub mod ui;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -43,17 +54,16 @@ use tool_api::texts;
 
 use tokio_util::sync::CancellationToken;
 
-use super::mcp_result;
-use super::mcp_roots::{client_roots, follows_client_roots, root_specs, ROOT_REFUSED};
-use super::mcp_stdio as protocol_stdio;
-use super::mcp_transport::LineTransport;
-use super::mcp_ui::{CallUi, ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
 use crate::call::{CallOptions, CallScope};
+use crate::permissions::ApprovalMode;
 use crate::plugins::handler::Cancellation;
-use crate::policy::ApprovalMode;
 use crate::ui::Ui;
 use crate::{Host, RegisteredTool, RootSpec};
+use roots::{client_roots, follows_client_roots, root_specs, ROOT_REFUSED};
+use stdio as protocol_stdio;
+use transport::LineTransport;
+use ui::{CallUi, ClientLink, McpUi};
 
 /// Arguments of `toolhost mcp`.
 #[derive(Debug, clap::Args)]
@@ -139,13 +149,13 @@ fn run_http(
     build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
 ) -> Result<ExitCode, String> {
     if let Some(file) = &args.token_file {
-        crate::sandbox::own_files::hide_from_commands(
+        crate::command_sandbox::own_files::hide_from_commands(
             std::path::absolute(file).unwrap_or_else(|_| file.clone()),
         );
     }
-    let options = super::mcp_http::HttpOptions {
-        addr: super::mcp_http::parse_addr(addr)?,
-        token: super::mcp_http::token(args.token_file.as_deref())?,
+    let options = http::HttpOptions {
+        addr: http::parse_addr(addr)?,
+        token: http::token(args.token_file.as_deref())?,
         allowed_origins: args.allow_origin.clone(),
         session_idle: std::time::Duration::from_secs(args.session_idle.max(1)),
     };
@@ -159,10 +169,10 @@ fn run_http(
         Box::new(crate::ui::HeadlessUi),
     )?;
     let follow_roots = follows_client_roots(&args.workspace.roots(), &base);
-    let served = runtime.block_on(super::mcp_http::serve(base.clone(), options, move |base| {
+    let served = runtime.block_on(http::serve(base.clone(), options, move |base| {
         let client = ClientLink::default();
         client.set_ask_timeout(base.settings().limits.ask_timeout());
-        let workspace = crate::policy::Workspace::with_roots(&root_specs(base.workspace()))?;
+        let workspace = crate::permissions::Workspace::with_roots(&root_specs(base.workspace()))?;
         let task = base.new_task(crate::TaskConfig {
             workspace,
             ui: Box::new(McpUi::new(client.clone())),
@@ -286,7 +296,7 @@ impl McpServer {
                 return Err(ROOT_REFUSED.to_string());
             }
             let specs: Vec<RootSpec> = dirs.into_iter().map(RootSpec::unnamed).collect();
-            let workspace = crate::policy::Workspace::with_roots(&specs)
+            let workspace = crate::permissions::Workspace::with_roots(&specs)
                 .map_err(|e| format!("cannot use the client's roots as the workspace: {e}"))?;
             self.host.new_task(crate::TaskConfig {
                 workspace,
@@ -377,7 +387,7 @@ impl McpServer {
         let options = CallOptions {
             cancellation: Some(cancellation.clone()),
             ui: Some(ui),
-            scope: CallScope::new(move |call| super::mcp_log::in_session(&client, call)),
+            scope: CallScope::new(move |call| log::in_session(&client, call)),
         };
         // The call runs on a call thread of its own; this task waits for it, keeping its
         // timeout, and passes on the client's cancellation.
@@ -387,7 +397,7 @@ impl McpServer {
         };
         let pending = match host.start_call(&tool, &params.to_string(), &options, deliver) {
             Ok(pending) => pending,
-            Err(outcome) => return Some(mcp_result::call_result(&outcome)),
+            Err(outcome) => return Some(result::call_result(&outcome)),
         };
         let mut cancel_passed = false;
         let outcome = loop {
@@ -414,12 +424,12 @@ impl McpServer {
             tokio::task::spawn_blocking(move || drop(host));
         }
         protocol_stdio::restore();
-        Some(mcp_result::call_result(&outcome))
+        Some(result::call_result(&outcome))
     }
 }
 
 impl ServerHandler for McpServer {
-    #[allow(deprecated)] // MCP logging: see `super::mcp_ui`.
+    #[allow(deprecated)] // MCP logging: see `ui`.
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -435,7 +445,7 @@ impl ServerHandler for McpServer {
         ))
     }
 
-    #[allow(deprecated)] // MCP logging: see `super::mcp_ui`.
+    #[allow(deprecated)] // MCP logging: see `ui`.
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,

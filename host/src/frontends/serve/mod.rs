@@ -25,16 +25,18 @@
 //! `[limits] ask_timeout_secs`, is withdrawn: the host writes `{"withdrawn": N}` (before the
 //! call's answer) and the next line is a request again; an answer that comes after that (or
 //! with no question asked) answers nothing. Without `--ask` nobody is asked and what the
-//! settings do not auto-approve is denied. The lines and the question: [`super::serve_channel`].
+//! settings do not auto-approve is denied. The lines and the question: [`channel`].
+
+mod channel;
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tool_api::model::AskReply;
 
-use super::serve_channel::Channel;
 use crate::ui::{StderrUi, Ui};
 use crate::Host;
+use channel::Channel;
 
 /// The UI of `serve`: events as [`StderrUi`] shows them; questions asked of the client when it
 /// said it answers them (`--ask`).

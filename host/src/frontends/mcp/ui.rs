@@ -55,7 +55,7 @@ impl ClientLink {
     pub fn connect(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
         let first = self.lock().peer.replace((peer, handle)).is_none();
         if first {
-            super::mcp_log::connected(self);
+            super::log::connected(self);
         }
     }
 
@@ -133,7 +133,7 @@ impl ClientLink {
         rank(level) >= rank(least)
     }
 
-    /// A host log message ([`super::mcp_log`]) from a call's thread: sent before the call's
+    /// A host log message ([`super::log`]) from a call's thread: sent before the call's
     /// result.
     pub(super) fn log_host(&self, level: LoggingLevel, text: &str) {
         if self.wants_host_log(level) {

@@ -12,7 +12,7 @@
 //! are about the stream the messages would travel on, and the UI's events (`toolhost::ui`),
 //! which reach the client as progress already.
 //!
-//! rmcp marks MCP logging deprecated (SEP-2577); see [`super::mcp_ui`].
+//! rmcp marks MCP logging deprecated (SEP-2577); see [`super::ui`].
 #![allow(deprecated)]
 
 use std::cell::RefCell;
@@ -25,7 +25,7 @@ use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::Context;
 
-use super::mcp_ui::ClientLink;
+use super::ui::ClientLink;
 
 /// Events kept for the first session while none is connected.
 pub const BACKLOG: usize = 64;
