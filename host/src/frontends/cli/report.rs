@@ -1,9 +1,10 @@
 //! What the looking commands print: the loaded tools, and the verdicts of
 //! `toolhost policy check-path` and `check-command`.
 
+use std::io::Write;
+
 use serde_json::{json, Value};
 
-use super::run::print_line;
 use crate::known_tools::is_cline_tool;
 use crate::permissions::commands::{CheckedPart, CommandExplanation, Reason};
 use crate::permissions::Workspace;
@@ -203,4 +204,11 @@ pub fn check_path_json(workspace: &Workspace, path: &str) -> Value {
         "allowed": allowed,
         "reason": reason,
     })
+}
+
+/// Prints one line on stdout and flushes it.
+pub(super) fn print_line(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
 }

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use super::args::{CallArgs, ReplayArgs, ServeArgs};
 use super::host::{approval_mode, build_host, build_host_with_ui, serving_host, PluginSource};
-use super::{CallArgs, ReplayArgs, ServeArgs};
+use super::report::print_line;
 use crate::permissions::ApprovalMode;
 use crate::ui::{TerminalUi, Ui};
 
@@ -130,10 +131,4 @@ pub(super) fn replay(
     crate::frontends::replay::replay(host.clone(), &message, args.chunk, &transcript);
     host.registry().shutdown();
     Ok(ExitCode::SUCCESS)
-}
-
-pub(super) fn print_line(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{text}");
-    let _ = stdout.flush();
 }

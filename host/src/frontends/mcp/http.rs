@@ -33,7 +33,7 @@ use tower_service::Service;
 use super::http_conns::{Admitted, Connections, Refused};
 use super::http_sessions::{CappedSessions, SessionError};
 use super::peer_origin::{self, Origin};
-use super::McpServer;
+use super::server::McpServer;
 use crate::Host;
 
 /// How `--http` serves.

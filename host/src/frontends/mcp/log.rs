@@ -21,6 +21,8 @@ use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
 use rmcp::model::LoggingLevel;
+use rmcp::service::Peer;
+use rmcp::RoleServer;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::Context;
@@ -50,8 +52,27 @@ thread_local! {
 /// filter by [`layer`]).
 struct ClientLogLayer;
 
+/// Connects `link` to its session's `peer` ([`ClientLink::connect`]); the first time, host-wide
+/// events start going to it too.
+pub(super) fn connect(link: &ClientLink, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
+    if link.connect(peer, handle) {
+        connected(link);
+    }
+}
+
+/// [`connect`] unless `link` is connected already.
+pub(super) fn connect_once(
+    link: &ClientLink,
+    peer: Peer<RoleServer>,
+    handle: tokio::runtime::Handle,
+) {
+    if link.connect_once(peer, handle) {
+        connected(link);
+    }
+}
+
 /// Adds `link` to the sessions host-wide events go to, and hands it the events that waited.
-pub(super) fn connected(link: &ClientLink) {
+fn connected(link: &ClientLink) {
     let mut sessions = SESSIONS.lock().unwrap_or_else(PoisonError::into_inner);
     sessions.links.retain(ClientLink::is_open);
     let waiting: Vec<_> = sessions.waiting.drain(..).collect();

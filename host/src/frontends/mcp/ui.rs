@@ -51,19 +51,15 @@ struct Link {
 }
 
 impl ClientLink {
-    /// The session is up: events go to `peer`, on the runtime of `handle`.
-    pub fn connect(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
-        let first = self.lock().peer.replace((peer, handle)).is_none();
-        if first {
-            super::log::connected(self);
-        }
+    /// The session is up: events go to `peer`, on the runtime of `handle`. Whether it is the
+    /// link's first connection (the host's own log then goes to it too: [`super::log::connect`]).
+    pub fn connect(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) -> bool {
+        self.lock().peer.replace((peer, handle)).is_none()
     }
 
-    /// [`ClientLink::connect`] unless already connected.
-    pub fn connect_once(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) {
-        if self.lock().peer.is_none() {
-            self.connect(peer, handle);
-        }
+    /// [`ClientLink::connect`] unless already connected; whether it connected.
+    pub fn connect_once(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) -> bool {
+        self.lock().peer.is_none() && self.connect(peer, handle)
     }
 
     /// Whether the session is up and its transport still open.
