@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-pub use crate::agent::parser::{coerce_to_schema, parse_arguments};
+pub use crate::call::arguments::{coerce_to_schema, parse_arguments};
 pub use crate::permissions::clineignore::blocked_command_arg;
 
 use crate::plugins::worker::protocol::{read_frame, write_frame, FromWorker, ToWorker};

@@ -9,6 +9,7 @@
 //! panic, timeout, bad input) becomes a tool error; it never reaches the host's own control
 //! flow.
 
+pub(crate) mod arguments;
 mod checks;
 mod flow;
 pub(crate) mod hooks;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{Mode, PathVerdict, TaskContext, ToolSpec};
 
-use crate::agent::parser::{coerce_to_schema, parse_arguments};
+use super::arguments::{coerce_to_schema, parse_arguments};
 
 /// Parses the parameters leniently, as models write them: strict JSON, else JSON5, else what
 /// can be salvaged from a truncated object; then coerces them to the types `spec`'s schema

@@ -213,7 +213,13 @@ impl CallServices for HostCallServices {
                     .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
             }
             ("sandbox", "wrap_command") => {
-                crate::command_sandbox::wrap_command(&*self.host()?, payload)
+                let host = self.host()?;
+                let context = crate::command_sandbox::Context {
+                    workspace: host.workspace(),
+                    settings: host.settings(),
+                    private_dir: crate::plugins::private_dir::path().ok(),
+                };
+                crate::command_sandbox::wrap_command(context, payload)
             }
             (service, method) => Err(ToolError::new(
                 ToolErrorKind::UNAVAILABLE,

@@ -32,7 +32,7 @@ use serde_json::{json, Value};
 use tool_api::abi::{ToolError, ToolErrorKind};
 use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy, Support};
 
-use crate::call::Host;
+pub use policy::Context;
 use settings::SandboxSettings;
 use supervisor::SUPERVISOR_MODE;
 
@@ -45,18 +45,22 @@ pub(crate) fn support() -> &'static Support {
 }
 
 /// The `sandbox.wrap_command` service.
-pub fn wrap_command(host: &Host, payload: &Value) -> Result<Value, ToolError> {
+pub fn wrap_command(context: Context<'_>, payload: &Value) -> Result<Value, ToolError> {
     let escalated = payload["escalated"].as_bool().unwrap_or(false);
     let settings = SandboxSettings::from_request(payload)
         .map_err(|e| ToolError::new(ToolErrorKind::INVALID_PARAMS, e))?;
-    wrap(host, &settings, escalated)
+    wrap(context, &settings, escalated)
 }
 
 fn blocked(message: String) -> ToolError {
     ToolError::new(ToolErrorKind::BLOCKED, message)
 }
 
-fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Value, ToolError> {
+fn wrap(
+    context: Context<'_>,
+    settings: &SandboxSettings,
+    escalated: bool,
+) -> Result<Value, ToolError> {
     if settings.sandbox == FilesystemMode::Off {
         return Ok(json!({"argv_prefix": [], "mode": "off", "network": true}));
     }
@@ -85,7 +89,7 @@ fn wrap(host: &Host, settings: &SandboxSettings, escalated: bool) -> Result<Valu
             ..SandboxPolicy::containment_only()
         }
     } else {
-        let built = policy::build(host, settings, limits).map_err(blocked)?;
+        let built = policy::build(context, settings, limits).map_err(blocked)?;
         notes = built.notes;
         built.policy
     };

@@ -4,10 +4,9 @@
 //! token file), and this process's private directory. A command must not read a secret of the
 //! host that runs it, nor change what decides its next run.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::call::hooks::TrustStore;
 use crate::settings::Settings;
 
 static SECRET_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -21,17 +20,13 @@ pub fn hide_from_commands(path: PathBuf) {
     }
 }
 
-/// The files and directories to mask for a command of a host with `settings`; only those
-/// that exist.
-pub fn own_files(settings: &Settings) -> Vec<PathBuf> {
+/// The files and directories to mask for a command of a host with `settings` and the
+/// process's `private_dir`; only those that exist.
+pub fn own_files(settings: &Settings, private_dir: Option<&Path>) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = Vec::new();
     paths.extend(crate::settings::config_dir());
     paths.extend(settings.source.clone());
-    paths.extend(
-        TrustStore::from_settings(&settings.hooks)
-            .file()
-            .map(PathBuf::from),
-    );
+    paths.extend(crate::settings::trust_file(&settings.hooks));
     paths.extend(
         SECRET_FILES
             .lock()
@@ -39,9 +34,7 @@ pub fn own_files(settings: &Settings) -> Vec<PathBuf> {
             .iter()
             .cloned(),
     );
-    if let Ok(private) = crate::plugins::private_dir::path() {
-        paths.push(private.to_path_buf());
-    }
+    paths.extend(private_dir.map(Path::to_path_buf));
     paths.retain(|p| p.is_absolute() && p.exists());
     paths.sort();
     paths.dedup();

@@ -1,16 +1,28 @@
 //! The policy of a sandboxed run: the settings, the workspace roots, the package caches, the
 //! protected paths and the files `.clineignore` blocks.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tool_api::workspace::ignore::{self, ClineIgnore};
+use tool_api::workspace::Workspace;
 use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy};
 
 use super::git_history;
 use super::ignored::ignored_paths;
 use super::own_files::own_files;
 use super::settings::SandboxSettings;
-use crate::call::Host;
+use crate::settings::Settings;
+
+/// What a command's sandbox is built from besides the tool's request.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// The task's workspace: its roots are writable, what their `.clineignore` blocks hidden.
+    pub workspace: &'a Workspace,
+    /// The host's settings: the files they name are toolhost's own, hidden.
+    pub settings: &'a Settings,
+    /// This process's private directory, hidden too (`None`: there is none).
+    pub private_dir: Option<&'a Path>,
+}
 
 /// The variables no command sees: toolhost's own (a token, where its settings are).
 pub(super) const ENV_REMOVED: [&str; 1] = ["TOOLHOST_*"];
@@ -107,13 +119,13 @@ pub(super) struct Built {
 }
 
 pub(super) fn build(
-    host: &Host,
+    context: Context<'_>,
     settings: &SandboxSettings,
     limits: Limits,
 ) -> Result<Built, String> {
     let mut notes = Vec::new();
-    let roots: Vec<(PathBuf, Option<String>)> = host
-        .workspace()
+    let roots: Vec<(PathBuf, Option<String>)> = context
+        .workspace
         .roots()
         .into_iter()
         .map(|r| (PathBuf::from(r.path), r.clineignore))
@@ -173,7 +185,9 @@ pub(super) fn build(
         policy.writable_roots.extend(default_cache_roots());
         policy.read_only_paths.extend(cache_protected());
     }
-    policy.masked_paths.extend(own_files(host.settings()));
+    policy
+        .masked_paths
+        .extend(own_files(context.settings, context.private_dir));
     if settings.mask_ignored {
         for (root, rules) in &roots {
             if let Some(rules) = rules {

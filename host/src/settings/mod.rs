@@ -78,6 +78,21 @@ pub fn config_dir() -> Option<PathBuf> {
     Some(config.join("toolhost"))
 }
 
+/// The variable that names the trust file of workspace hook scripts when the settings do not.
+pub const TRUST_FILE_ENV: &str = "TOOLHOST_TRUSTED_HOOKS";
+
+/// Where the trust in workspace hook scripts is kept: `[hooks] trust_file`, else
+/// `$TOOLHOST_TRUSTED_HOOKS`, else the configuration directory's `trusted-hooks.json`.
+pub fn trust_file(hooks: &HookSettings) -> Option<PathBuf> {
+    if let Some(file) = &hooks.trust_file {
+        return Some(file.clone());
+    }
+    if let Some(file) = std::env::var_os(TRUST_FILE_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(file));
+    }
+    Some(config_dir()?.join("trusted-hooks.json"))
+}
+
 impl Settings {
     /// The default settings file location, if a home or config directory is known.
     pub fn default_path() -> Option<PathBuf> {

@@ -1,11 +1,9 @@
 //! Tool calls in assistant messages: Cline's XML-style calls in streamed text, and native
 //! (JSON-argument) calls, both turned into [`Block`]s.
 
-mod arguments;
 mod stream;
 mod xml;
 
-pub use arguments::{coerce_to_schema, parse_arguments};
 pub use stream::StreamParser;
 pub use xml::{XmlParser, PARAM_NAMES};
 

@@ -25,11 +25,8 @@ use serde::{Deserialize, Serialize};
 use tool_api::model::AskResponse;
 
 use super::script::ScriptVersion;
-use crate::settings::HookSettings;
+use crate::settings::{HookSettings, TRUST_FILE_ENV};
 use crate::ui::Ui;
-
-/// The environment variable naming the trust file.
-pub const TRUST_FILE_ENV: &str = "TOOLHOST_TRUSTED_HOOKS";
 
 /// The format version the trust file is written in.
 const FORMAT_VERSION: u32 = 1;
@@ -85,7 +82,7 @@ impl TrustStore {
 
     /// The store the settings name, else the default location (see the module docs).
     pub fn from_settings(settings: &HookSettings) -> Self {
-        Self::new(settings.trust_file.clone().or_else(default_file))
+        Self::new(crate::settings::trust_file(settings))
     }
 
     /// Where the trust is kept.
@@ -249,14 +246,6 @@ pub enum TrustError {
     /// No environment variable says where it lives.
     #[error("no place to keep trusted hooks: set {TRUST_FILE_ENV}, XDG_CONFIG_HOME or HOME")]
     NoPlace,
-}
-
-/// `$TOOLHOST_TRUSTED_HOOKS`, else the toolhost config directory's `trusted-hooks.json`.
-fn default_file() -> Option<PathBuf> {
-    if let Some(file) = std::env::var_os(TRUST_FILE_ENV).filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(file));
-    }
-    Some(crate::settings::config_dir()?.join("trusted-hooks.json"))
 }
 
 /// Who may approve an untrusted workspace script on this call.
