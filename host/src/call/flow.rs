@@ -17,16 +17,21 @@ use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{ApprovalRequest, ToolContent, CLOSE_SESSION_METHOD};
 use tool_api::texts;
 
+use super::clock::HandlerClock;
+use super::host::Host;
+use super::options::CallOptions;
 use super::outcome::TaskCancelled;
-use super::pending::HandlerClock;
+use super::outcome::{denied, CallOutcome};
 use super::prepare::{self, PreparedCall};
 use super::services::{Cancellation, HostCallServices};
-use super::task_host::CallOptions;
-use super::{checks, denied, run, CallOutcome, Host, MAX_NESTING};
+use super::{checks, run};
 use crate::call::hooks::{Consent, HookName, HookOutcome};
 use crate::permissions::{approval, ApprovalMode};
 use crate::plugins::RegisteredTool;
 use crate::ui::{Ui, ERROR_EVENT};
+
+/// How deep tools may call tools through `invoke_tool`.
+const MAX_NESTING: u32 = 8;
 
 /// One call as its thread runs it.
 pub(super) struct Call {

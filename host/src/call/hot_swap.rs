@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError};
 
-use super::Host;
+use super::host::Host;
 use crate::plugins::loader::LoadError;
 
 /// Why a new build was not loaded; the running version keeps serving.

@@ -167,3 +167,11 @@ impl CallOutcome {
         }
     }
 }
+
+/// The error of a call the user, a rule or a hook denied, with the user's feedback.
+pub(super) fn denied(feedback: Option<String>) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::DENIED,
+        texts::denied_with_feedback(texts::TOOL_DENIED, feedback.as_deref()),
+    )
+}

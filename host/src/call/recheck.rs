@@ -8,8 +8,10 @@
 use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::ApprovalRequest;
 
+use super::checks;
 use super::flow::ReadyCall;
-use super::{checks, denied, Host};
+use super::host::Host;
+use super::outcome::denied;
 use crate::permissions::approval;
 
 /// How many times one call's paths may change before the call is refused.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::ToolContent;
 
-use super::pending::HandlerClock;
+use super::clock::HandlerClock;
 use super::prepare::PreparedCall;
 use super::services::HostCallServices;
 use crate::plugins::handler::Bounded;

@@ -11,8 +11,8 @@ use tool_api::model::{
 };
 use tool_api::texts;
 
-use super::task_host::{CallOptions, CallScope};
-use super::Host;
+use super::host::Host;
+use super::options::{CallOptions, CallScope};
 pub use crate::plugins::handler::Cancellation;
 use crate::plugins::CallServices;
 use crate::settings::Settings;
