@@ -1,10 +1,11 @@
 //! The host and the flow of one tool call.
 //!
-//! [`Host`] ([`host`]) holds the plugins, the workspace and the task; the files after it add
-//! its parts in the order a call meets them, each using only what comes before: a call enters
-//! ([`entry`], with the [`CallOptions`] of its frontend), starts on a pooled thread and is
-//! waited for ([`pending`], [`clock`]), and runs its steps ([`flow`]). More tasks over the
-//! same plugins: [`task_host`]; replaced libraries: [`hot_swap`].
+//! [`Host`] ([`host`]) holds the plugins, the workspace and the task. The files that add its
+//! methods use `host.rs`, which uses none of them: how a call enters ([`entry`], with the
+//! [`CallOptions`] of its frontend), starts on a pooled thread and is waited for ([`pending`],
+//! with the handler's [`clock`]), and runs its steps ([`flow`], [`recheck`]); the services a
+//! call's handler gets ([`services`]); more tasks over the same plugins ([`task_host`]);
+//! replaced libraries ([`hot_swap`]).
 //!
 //! The caller finds the handler; then the call runs on a thread of its own ([`pending`]):
 //! prepare the parameters ([`prepare`]), check the plugin, the required parameters and the
