@@ -175,7 +175,7 @@ impl CallServices for HostCallServices {
 
     /// Services beyond v1. `policy.check_command` (`{"command": "...", "root": NAME}`,
     /// `root` the workspace root it runs in, default the primary) answers with the
-    /// [`crate::permissions::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
+    /// [`crate::permissions::commands::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
     /// that runs a command in the sandbox ([`crate::command_sandbox`]); anything else is
     /// `UNAVAILABLE`.
     fn call_service(
