@@ -36,6 +36,7 @@
 pub(crate) mod agent;
 pub(crate) mod call;
 pub(crate) mod command_sandbox;
+pub(crate) mod error;
 pub(crate) mod frontends;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -53,6 +54,7 @@ pub use call::{
     CallOptions, CallOutcome, CallScope, Host, HostConfig, PendingCall, TaskCancelled, TaskConfig,
     Workers,
 };
+pub use error::{CallError, ErrorKind};
 pub use frontends::cli::main;
 pub use known_tools::CLINE_TOOL_NAMES;
 pub use permissions::{ApprovalMode, CommandPermissions, Workspace};

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{json, Value};
-use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{missing_param_error, tool_error};
 use toolhost::CallOutcome;
+use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost_tests::{cases, workdir, Case, PluginDir};
 
@@ -94,7 +94,7 @@ fn call(
     (outcome, read_files(ws.path()), ui)
 }
 
-fn error_kind(outcome: &CallOutcome) -> Option<ToolErrorKind> {
+fn error_kind(outcome: &CallOutcome) -> Option<ErrorKind> {
     outcome.result.as_ref().err().map(|e| e.kind)
 }
 
@@ -161,7 +161,7 @@ fn conformance_cases() {
             // Cline never returns here; the port must end with an error and change nothing.
             assert_eq!(
                 error_kind(&outcome),
-                Some(ToolErrorKind::FAILED),
+                Some(ErrorKind::Failed),
                 "case {}: {text}",
                 case.id
             );
@@ -317,7 +317,7 @@ fn without_edit_approval_nothing_changes() {
         outcome.model_text(),
         "The user denied this patch operation."
     );
-    assert_eq!(error_kind(&outcome), Some(ToolErrorKind::DENIED));
+    assert_eq!(error_kind(&outcome), Some(ErrorKind::Denied));
     assert_eq!(after, before);
 }
 
@@ -330,7 +330,7 @@ fn clineignored_targets_are_refused_and_nothing_changes() {
         outcome.model_text(),
         tool_error("Error executing apply_patch: Access denied: secret/new.txt")
     );
-    assert_eq!(error_kind(&outcome), Some(ToolErrorKind::BLOCKED));
+    assert_eq!(error_kind(&outcome), Some(ErrorKind::Blocked));
     assert_eq!(
         ui.of_kind("clineignore_error"),
         vec!["secret/new.txt".to_string()]

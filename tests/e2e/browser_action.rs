@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use tool_api::abi::ToolErrorKind;
 use tool_api::texts;
+use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost::{CallOutcome, Host};
 use toolhost_tests::{run, toolhost, workdir, PluginDir};
@@ -471,7 +471,7 @@ fn bad_input_is_a_tool_error_and_closes_the_browser() {
     assert_eq!(no_action.model_text(), missing("action"));
     assert_eq!(
         no_action.result.as_ref().unwrap_err().kind,
-        ToolErrorKind::INVALID_PARAMS
+        ErrorKind::InvalidParams
     );
     assert_eq!(
         world.call(json!({"action": "launch"})).model_text(),
@@ -527,10 +527,7 @@ fn a_url_that_does_not_load_is_a_tool_error_and_closes_the_browser() {
         failed.model_text(),
         error_text(&format!("net::ERR_CONNECTION_REFUSED at {url}"))
     );
-    assert_eq!(
-        failed.result.as_ref().unwrap_err().kind,
-        ToolErrorKind::FAILED
-    );
+    assert_eq!(failed.result.as_ref().unwrap_err().kind, ErrorKind::Failed);
     world.check_nothing_left();
     assert_eq!(
         world
@@ -565,7 +562,7 @@ fn a_timed_out_call_kills_its_browser() {
     let timed_out = world.launch("/slow.html");
     assert_eq!(
         timed_out.result.as_ref().unwrap_err().kind,
-        ToolErrorKind::TIMEOUT
+        ErrorKind::Timeout
     );
     world.check_nothing_left();
     // The task has no browser any more.

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tool_api::abi::ToolErrorKind;
 use toolhost::CallOutcome;
+use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost_tests::{call_json, run, toolhost, workdir, PluginDir};
 
@@ -260,7 +260,7 @@ fn cancellation_stops_the_whole_process_group() {
         Some("100"),
     );
     let error = outcome.result.as_ref().err().unwrap();
-    assert_eq!(error.kind, ToolErrorKind::TIMEOUT);
+    assert_eq!(error.kind, ErrorKind::Timeout);
     // The host gives up on the call at once; the plugin notices the cancellation on its own
     // thread and stops the group.
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -1,7 +1,7 @@
 //! Plugin discovery and loading: every kind of bad library costs one warning and nothing else.
 
 use serde_json::{json, Value};
-use tool_api::abi::ToolErrorKind;
+use toolhost::ErrorKind;
 use toolhost_tests::{call_json, run, toolhost, tools_json, PluginDir};
 
 use crate::in_process;
@@ -157,7 +157,7 @@ fn a_panicking_tool_is_a_tool_error_and_disables_its_plugin() {
 
     let first = host.call("fixture_panic", "{}");
     let error = first.result.as_ref().unwrap_err();
-    assert_eq!(error.kind, ToolErrorKind::PANIC);
+    assert_eq!(error.kind, ErrorKind::Panic);
     assert!(
         error
             .message
@@ -247,7 +247,7 @@ fn a_hung_call_times_out_and_the_host_goes_on() {
         "the timeout did not fire"
     );
     let error = hung.result.as_ref().unwrap_err();
-    assert_eq!(error.kind, ToolErrorKind::TIMEOUT);
+    assert_eq!(error.kind, ErrorKind::Timeout);
     assert_eq!(
         error.message.as_str(),
         "The tool did not finish within 1 seconds and was cancelled."
@@ -267,7 +267,7 @@ fn a_call_given_up_at_its_timeout_keeps_no_hold_on_its_task() {
     let (host, _ui) = in_process::host_with(plugins.path(), ws.path(), settings);
     // Sleeps a minute whatever happens: still running when the task ends.
     let hung = host.call("fault_sleep", "{}");
-    assert_eq!(hung.result.unwrap_err().kind, ToolErrorKind::TIMEOUT);
+    assert_eq!(hung.result.unwrap_err().kind, ErrorKind::Timeout);
     let task = std::sync::Arc::downgrade(&host);
     drop(host);
     assert!(

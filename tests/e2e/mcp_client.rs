@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{tool_error, TOOL_DENIED};
 use toolhost::CallOutcome;
+use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost_tests::{run, toolhost, toolhost_bin, workdir, PluginDir};
 
@@ -220,7 +220,7 @@ fn invalid_json_arguments_are_a_mistake() {
         let outcome = use_tool(&host, "toolhost", "read_file", Some(bad));
         assert_eq!(
             outcome.result.as_ref().unwrap_err().kind,
-            ToolErrorKind::INVALID_PARAMS
+            ErrorKind::InvalidParams
         );
         assert_eq!(
             outcome.model_text(),
@@ -327,10 +327,7 @@ fn resources_of_a_server_without_them() {
         "access_mcp_resource",
         json!({"server_name": "toolhost", "uri": "file:///notes.txt"}),
     );
-    assert_eq!(
-        outcome.result.as_ref().unwrap_err().kind,
-        ToolErrorKind::FAILED
-    );
+    assert_eq!(outcome.result.as_ref().unwrap_err().kind, ErrorKind::Failed);
     assert_eq!(
         outcome.model_text(),
         tool_error("Error executing access_mcp_resource: MCP server \"toolhost\" does not provide resources")

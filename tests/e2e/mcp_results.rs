@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
-use tool_api::abi::ToolErrorKind;
 use tool_api::texts::tool_error;
+use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost_tests::{run, toolhost, toolhost_bin, workdir, workspace_root, PluginDir, Run};
 
@@ -91,7 +91,7 @@ fn an_upstream_error_is_a_tool_error_with_its_details() {
     let (host, ui) = setup.host();
     let outcome = host.call("use_mcp_tool", &use_rich("fails").to_string());
     let error = outcome.result.as_ref().unwrap_err();
-    assert_eq!(error.kind, ToolErrorKind::FAILED);
+    assert_eq!(error.kind, ErrorKind::Failed);
     let details = "Structured content:\n{\n  \"code\": 429,\n  \"retry_after\": 30\n}";
     assert_eq!(
         outcome.model_text(),

@@ -13,13 +13,13 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{AskReply, AskResponse, Mode, ToolContent};
 use tool_api::texts::{missing_param_error, tool_error, TOOL_DENIED};
 use toolhost::Settings;
 use toolhost::Ui;
 use toolhost::CLINE_TOOL_NAMES;
 use toolhost::{ApprovalMode, Workspace};
+use toolhost::{CallError, ErrorKind};
 use toolhost::{Host, HostConfig};
 use toolhost_tests::{real_plugins, tools_json, workdir, PluginDir};
 
@@ -157,9 +157,9 @@ fn call_with(host: &Arc<Host>, name: &str, params: &Value, task: &Context) -> Pl
 }
 
 /// A result with the error reduced to what the model and the mistake counter see.
-type Plain = Result<ToolContent, (ToolErrorKind, String)>;
+type Plain = Result<ToolContent, (ErrorKind, String)>;
 
-fn plain(result: Result<ToolContent, ToolError>) -> Plain {
+fn plain(result: Result<ToolContent, CallError>) -> Plain {
     result.map_err(|e| (e.kind, e.message.to_string()))
 }
 
@@ -167,7 +167,7 @@ fn ok(text: impl Into<String>) -> Plain {
     Ok(ToolContent::text(text))
 }
 
-fn failed(kind: ToolErrorKind, message: &str) -> Plain {
+fn failed(kind: ErrorKind, message: &str) -> Plain {
     Err((kind, message.to_string()))
 }
 
@@ -214,7 +214,7 @@ fn plan_mode_respond_without_a_user() {
     assert_eq!(
         call_with(&host, "plan_mode_respond", &json!({"response": "The plan."}), &plan),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             "No user is available to respond to the plan, and this host cannot switch from PLAN MODE to ACT MODE by itself. Continue with the tools available in PLAN MODE, or present the plan as your final result with attempt_completion."
         )
     );
@@ -358,11 +358,11 @@ fn act_mode_respond_shows_the_message_in_act_mode_only() {
     assert_eq!(
         call_with(&host, "act_mode_respond", &json!({"response": "x"}), &plan),
         failed(
-            ToolErrorKind::FAILED,
+            ErrorKind::Failed,
             "The act_mode_respond tool is only available in ACT MODE. You are currently in PLAN MODE. Please use the appropriate tool for your current mode."
         )
     );
-    assert!(ToolErrorKind::FAILED.is_mistake());
+    assert!(ErrorKind::Failed.is_mistake());
     assert_eq!(ui.of_kind("text").len(), 1, "nothing shown in PLAN MODE");
 
     host.call_partial(
@@ -414,7 +414,7 @@ fn new_task_without_a_user_creates_nothing() {
     assert_eq!(
         plain(outcome.result),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             "No user is available to start a new task in this non-interactive session, so no new task was created. Continue with the current task."
         )
     );
@@ -498,7 +498,7 @@ fn condense_needs_no_llm_but_a_user() {
     assert_eq!(
         plain(host.call("condense", params).result),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             "No user is available to accept the summary in this non-interactive session, so the conversation was not condensed. Continue with the task."
         )
     );
@@ -656,7 +656,7 @@ fn report_bug_without_a_user_files_nothing() {
     assert_eq!(
         plain(host.call("report_bug", &bug().to_string()).result),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             "No user is available to review and submit the bug report in this non-interactive session, so no issue was created."
         )
     );
@@ -791,7 +791,7 @@ fn generate_explanation_without_an_llm_says_what_to_configure() {
     let not_configured = "API configuration not available: no LLM endpoint is configured. generate_explanation needs a model to write the explanations. Add an [llm] section to the toolhost settings file with base_url (the API endpoint), model (the model id) and api_key_env (the name of the environment variable that holds the API key).";
     assert_eq!(
         plain(outcome.result),
-        failed(ToolErrorKind::UNAVAILABLE, not_configured)
+        failed(ErrorKind::Unavailable, not_configured)
     );
     assert_eq!(
         *ui.said.lock().unwrap(),
@@ -815,7 +815,7 @@ fn generate_explanation_without_an_llm_says_what_to_configure() {
     assert_eq!(
         plain(host.call("generate_explanation", r#"{"title":"t","from_ref":"HEAD"}"#).result),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             "The [llm] section of the toolhost settings is incomplete: base_url, api_key_env missing. generate_explanation needs an LLM endpoint: set base_url (the API endpoint), model (the model id) and api_key_env (the name of the environment variable that holds the API key)."
         )
     );
@@ -845,7 +845,7 @@ fn generate_explanation_checks_the_repository_and_the_changes() {
     assert_eq!(
         call(json!({"title": "t", "from_ref": "HEAD"})),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             &format!("The current directory ({cwd}) is not a git repository. This tool requires git to compare changes.")
         )
     );
@@ -856,11 +856,11 @@ fn generate_explanation_checks_the_repository_and_the_changes() {
     git(ws.path(), &["commit", "-q", "-m", "one"]);
     assert_eq!(
         call(json!({"title": "t", "from_ref": "nope"})),
-        failed(ToolErrorKind::FAILED, "Invalid git reference 'nope'. Please provide a valid commit hash, branch name, tag, or relative reference (e.g., HEAD~1).")
+        failed(ErrorKind::Failed, "Invalid git reference 'nope'. Please provide a valid commit hash, branch name, tag, or relative reference (e.g., HEAD~1).")
     );
     assert_eq!(
         call(json!({"title": "t", "from_ref": "HEAD", "to_ref": "--output=x"})),
-        failed(ToolErrorKind::FAILED, "Invalid git reference '--output=x'. Please provide a valid commit hash, branch name, tag, or relative reference.")
+        failed(ErrorKind::Failed, "Invalid git reference '--output=x'. Please provide a valid commit hash, branch name, tag, or relative reference.")
     );
     assert_eq!(
         call(json!({"title": "t", "from_ref": "HEAD"})),
@@ -872,7 +872,7 @@ fn generate_explanation_checks_the_repository_and_the_changes() {
     assert_eq!(
         call(json!({"title": "t", "from_ref": "HEAD~1", "to_ref": "HEAD"})),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             "Found 1 changed file between 'HEAD~1' and 'HEAD', but this toolhost has no LLM client yet to write the explanations with the configured model 'm' at http://127.0.0.1:9."
         )
     );
@@ -1031,7 +1031,7 @@ fn focus_chain_keeps_the_task_progress_list() {
     assert_eq!(
         plain(host.call("focus_chain", &params.to_string()).result),
         failed(
-            ToolErrorKind::UNAVAILABLE,
+            ErrorKind::Unavailable,
             "The focus chain is turned off in the settings (focus_chain.enabled = false)."
         )
     );

@@ -20,8 +20,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{tool_error, TOOL_DENIED};
+use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost_tests::{toolhost, workdir, PluginDir};
 
@@ -618,7 +618,7 @@ fn a_cancelled_call_stops_its_subagents() {
     let outcome = host.call("use_subagents", &json!({"prompt_1": "slow"}).to_string());
     assert_eq!(
         outcome.result.as_ref().map_err(|e| e.kind).unwrap_err(),
-        tool_api::abi::ToolErrorKind::TIMEOUT
+        ErrorKind::Timeout
     );
     // The slow answer (a tool call) arrives after the cancellation: a loop that went on would
     // run the tool and ask the model again.
@@ -804,7 +804,7 @@ fn without_an_endpoint_the_tool_is_unavailable_and_names_the_keys() {
     );
     let outcome = host.call("use_subagents", &json!({"prompt_1": "x"}).to_string());
     let error = outcome.result.as_ref().unwrap_err();
-    assert_eq!(error.kind, ToolErrorKind::UNAVAILABLE);
+    assert_eq!(error.kind, ErrorKind::Unavailable);
     assert_eq!(outcome.model_text(), tool_error(NO_ENDPOINT));
     assert!(fixture.endpoint.seen().is_empty());
 }

@@ -14,9 +14,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use tool_api::abi::ToolErrorKind;
 use tool_api::texts::{missing_param_error, tool_error, TOOL_DENIED};
 use toolhost::CallOutcome;
+use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost_tests::{run, toolhost, workdir, PluginDir};
 
@@ -799,7 +799,7 @@ fn a_search_without_a_backend_says_how_to_configure_one() {
     let (outcome, _) = call(settings(""), "web_search", json!({"query": "q"}));
     assert_eq!(
         outcome.result.as_ref().err().map(|e| e.kind),
-        Some(ToolErrorKind::UNAVAILABLE)
+        Some(ErrorKind::Unavailable)
     );
     assert_eq!(
         outcome.model_text(),
@@ -859,7 +859,7 @@ fn without_use_web_both_tools_are_denied_before_any_request() {
         assert_eq!(outcome.model_text(), TOOL_DENIED);
         assert_eq!(
             outcome.result.as_ref().err().map(|e| e.kind),
-            Some(ToolErrorKind::DENIED)
+            Some(ErrorKind::Denied)
         );
     }
     assert_eq!(

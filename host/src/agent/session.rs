@@ -11,8 +11,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
-use tool_api::abi::ToolErrorKind;
 use tool_api::model::ContentBlock;
 
 use super::parser::{Block, StreamParser, ToolUse, XmlParser, PARAM_NAMES};
@@ -312,7 +312,7 @@ impl MessageRun<'_> {
         let outcome = host.call(&call.name, &params_json);
         self.did_use_tool = true;
 
-        if matches!(&outcome.result, Err(e) if e.kind == ToolErrorKind::DENIED) {
+        if matches!(&outcome.result, Err(e) if e.kind == ErrorKind::Denied) {
             self.did_reject_tool = true;
         }
         let mut text = outcome.model_text();

@@ -1,8 +1,8 @@
 //! The checks before a call runs: the plugin still enabled, the required parameters present,
 //! and the verdicts on its path parameters.
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::{Map, Value};
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{PathVerdict, ToolSpec};
 use tool_api::texts;
 use tool_api::workspace::{FsError, Workspace};
@@ -11,11 +11,11 @@ use super::prepare::value_as_string;
 use crate::plugins::RegisteredTool;
 
 /// A plugin that panicked earlier is refused.
-pub fn plugin_enabled(tool: &RegisteredTool, name: &str) -> Result<(), ToolError> {
+pub fn plugin_enabled(tool: &RegisteredTool, name: &str) -> Result<(), CallError> {
     match tool.handler.plugin.failure() {
         None => Ok(()),
-        Some(reason) => Err(ToolError::new(
-            ToolErrorKind::FAILED,
+        Some(reason) => Err(CallError::new(
+            ErrorKind::Failed,
             format!(
                 "The plugin '{}' that provides {name} was disabled after an earlier failure ({reason}). Use another tool.",
                 tool.handler.plugin.name
@@ -51,16 +51,16 @@ pub fn verdicts(workspace: &Workspace, paths: &[String]) -> Vec<PathVerdict> {
 }
 
 /// A path through a magic link is refused; a `.clineignore`d one is Cline's error.
-pub fn paths_allowed(verdicts: &[PathVerdict]) -> Result<(), ToolError> {
+pub fn paths_allowed(verdicts: &[PathVerdict]) -> Result<(), CallError> {
     if let Some(refused) = verdicts.iter().find(|v| v.refused) {
-        return Err(FsError::Refused {
+        let refusal = FsError::Refused {
             path: refused.path.clone(),
-        }
-        .into());
+        };
+        return Err(CallError::new(ErrorKind::Blocked, refusal.to_string()));
     }
     if let Some(blocked) = verdicts.iter().find(|v| v.ignored) {
-        return Err(ToolError::new(
-            ToolErrorKind::BLOCKED,
+        return Err(CallError::new(
+            ErrorKind::Blocked,
             texts::clineignore_error(&blocked.path),
         ));
     }

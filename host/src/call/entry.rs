@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
-use tool_api::abi::ToolErrorKind;
 
 use super::host::Host;
 use super::options::CallOptions;
@@ -91,7 +91,7 @@ impl Host {
             context_json: &context_json,
         };
         if let Err(e) = tool.handler.handler.partial(&data, &services) {
-            if e.kind == ToolErrorKind::PANIC {
+            if e.kind == ErrorKind::Panic {
                 tool.handler.plugin.mark_failed(&e.message);
             }
             tracing::debug!(target: "toolhost::call", "partial handler of {name}: {e}");

@@ -12,8 +12,8 @@
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::{json, Map, Value};
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{ApprovalRequest, ToolContent, CLOSE_SESSION_METHOD};
 use tool_api::texts;
 
@@ -69,8 +69,8 @@ impl Call {
         };
         let mut result = if ready.services.cancellation.is_cancelled() {
             // Cancelled while it waited for its approval or its hooks: the tool never starts.
-            Err(ToolError::new(
-                ToolErrorKind::CANCELLED,
+            Err(CallError::new(
+                ErrorKind::Cancelled,
                 "The call was cancelled before the tool ran.",
             ))
         } else {
@@ -80,7 +80,7 @@ impl Call {
         // paths are checked (and approved) again where they lead now.
         let mut changes = 0;
         while let Err(changed) = &result {
-            if changed.kind != ToolErrorKind::PATH_CHANGED || clock.abandoned() {
+            if changed.kind != ErrorKind::PathChanged || clock.abandoned() {
                 break;
             }
             changes += 1;
@@ -125,7 +125,7 @@ impl ReadyCall {
     /// Runs the handler: in this process on this thread (its start and return marked on
     /// `clock`, the caller keeping the timeout), or in its worker process, which keeps the
     /// timeout itself. A panic disables the plugin.
-    fn run_handler(&mut self, clock: &HandlerClock) -> Result<ToolContent, ToolError> {
+    fn run_handler(&mut self, clock: &HandlerClock) -> Result<ToolContent, CallError> {
         run::handler(
             &self.tool,
             &mut self.call,
@@ -155,8 +155,8 @@ impl Host {
         };
         let mut call = PreparedCall::new(&params, self.context_json(subagent));
         let checked = if depth > MAX_NESTING {
-            Err(ToolError::new(
-                ToolErrorKind::FAILED,
+            Err(CallError::new(
+                ErrorKind::Failed,
                 format!("Tool calls nested more than {MAX_NESTING} deep; {name} was not run."),
             ))
         } else {
@@ -188,7 +188,7 @@ impl Host {
         call: &mut PreparedCall,
         subagent: bool,
         options: &CallOptions,
-    ) -> Result<Option<String>, ToolError> {
+    ) -> Result<Option<String>, CallError> {
         let name = tool.spec.name.as_str();
         let ui = self.ui_for(options);
         checks::plugin_enabled(tool, name)?;
@@ -199,7 +199,10 @@ impl Host {
                 &texts::missing_param_notice(name, required, rel_path.as_deref()),
                 false,
             );
-            return Err(tool_api::sdk::missing(required));
+            return Err(CallError::new(
+                ErrorKind::InvalidParams,
+                texts::missing_param_error(required),
+            ));
         }
         let paths = checks::path_values(&tool.spec, params);
         // Each path is resolved once per call; the verdicts travel with the call.
@@ -253,7 +256,7 @@ impl Host {
     fn complete_run(
         &self,
         ready: ReadyCall,
-        result: Result<ToolContent, ToolError>,
+        result: Result<ToolContent, CallError>,
     ) -> CallOutcome {
         let ReadyCall {
             tool,
@@ -271,7 +274,7 @@ impl Host {
             if content.is_error {
                 // The tool ran and reports a failure with content (an MCP server's `isError`).
                 call.failed_mcp_result = content.mcp_result.take();
-                return Err(ToolError::new(ToolErrorKind::FAILED, content.joined_text()));
+                return Err(CallError::new(ErrorKind::Failed, content.joined_text()));
             }
             if let Some(context) = pre_context {
                 content.add_text(context, true);
@@ -339,7 +342,7 @@ impl Host {
         &self,
         tool: &RegisteredTool,
         mut call: PreparedCall,
-        result: Result<ToolContent, ToolError>,
+        result: Result<ToolContent, CallError>,
     ) -> CallOutcome {
         let name = tool.spec.name.as_str();
         let description = call

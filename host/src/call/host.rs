@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
+use crate::error::CallError;
 use serde_json::{json, Value};
-use tool_api::abi::ToolError;
 use tool_api::model::{
     ApprovalDecision, ApprovalRequest, Mode, TaskContext, ToolContent, TASK_ENDED_METHOD,
 };
@@ -297,7 +297,7 @@ impl Host {
         &self,
         name: &str,
         description: String,
-        result: Result<ToolContent, ToolError>,
+        result: Result<ToolContent, CallError>,
         task_cancelled: Option<outcome::TaskCancelled>,
     ) -> CallOutcome {
         match &result {
@@ -316,7 +316,7 @@ impl Host {
 
     /// The outcome of a call of `name` that ended with `error` before its handler could say
     /// what it was (bad parameters, no thread, a lost thread).
-    pub(super) fn not_run(&self, name: &str, error: ToolError) -> CallOutcome {
+    pub(super) fn not_run(&self, name: &str, error: CallError) -> CallOutcome {
         self.finish(name, format!("[{name}]"), Err(error), None)
     }
 

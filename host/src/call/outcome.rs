@@ -1,7 +1,7 @@
 //! The result of one call, and the forms it is shown in.
 
+use crate::error::{CallError, ErrorKind};
 use serde::Serialize;
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{ContentBlock, ToolContent};
 use tool_api::texts;
 
@@ -13,7 +13,7 @@ pub struct CallOutcome {
     /// The handler's description of the call (`[read_file for 'a.txt']`).
     pub description: String,
     /// The content, or the error.
-    pub result: Result<ToolContent, ToolError>,
+    pub result: Result<ToolContent, CallError>,
     /// Set when a hook cancelled the task during this call (Cline ends the task then): what a
     /// frontend does with it is its own (see ARCHITECTURE.md, "A hook's cancel").
     pub task_cancelled: Option<TaskCancelled>,
@@ -73,8 +73,8 @@ impl CallOutcome {
         Self {
             tool: name.to_string(),
             description: format!("[{name}]"),
-            result: Err(ToolError::new(
-                ToolErrorKind::INVALID_PARAMS,
+            result: Err(CallError::new(
+                ErrorKind::InvalidParams,
                 format!("No tool named '{name}' is available."),
             )),
             task_cancelled: None,
@@ -91,7 +91,7 @@ impl CallOutcome {
     pub fn model_text(&self) -> String {
         match &self.result {
             Ok(content) => content.joined_text(),
-            Err(e) if e.kind == ToolErrorKind::DENIED => e.message.to_string(),
+            Err(e) if e.kind == ErrorKind::Denied => e.message.to_string(),
             Err(e) => texts::tool_error(e.message.as_str()),
         }
     }
@@ -100,7 +100,7 @@ impl CallOutcome {
     /// error's message without the reminder of the XML tool-call format.
     pub fn native_model_text(&self) -> String {
         match &self.result {
-            Err(e) if e.kind != ToolErrorKind::DENIED => {
+            Err(e) if e.kind != ErrorKind::Denied => {
                 texts::tool_error(texts::without_tool_use_reminder(e.message.as_str()))
             }
             _ => self.model_text(),
@@ -169,9 +169,9 @@ impl CallOutcome {
 }
 
 /// The error of a call the user, a rule or a hook denied, with the user's feedback.
-pub(super) fn denied(feedback: Option<String>) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::DENIED,
+pub(super) fn denied(feedback: Option<String>) -> CallError {
+    CallError::new(
+        ErrorKind::Denied,
         texts::denied_with_feedback(texts::TOOL_DENIED, feedback.as_deref()),
     )
 }

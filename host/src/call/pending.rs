@@ -19,7 +19,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tool_api::abi::{ToolError, ToolErrorKind};
+use crate::error::{CallError, ErrorKind};
 
 use super::clock::HandlerClock;
 use super::host::Host;
@@ -110,8 +110,8 @@ impl Host {
             Ok(()) => Ok(pending),
             Err(e) => Err(Box::new(self.not_run(
                 name,
-                ToolError::new(
-                    ToolErrorKind::INTERNAL,
+                CallError::new(
+                    ErrorKind::Internal,
                     format!("cannot start a thread for the call: {e}"),
                 ),
             ))),
@@ -200,8 +200,8 @@ impl PendingCall {
     pub fn lost(&self) -> CallOutcome {
         self.host.not_run(
             &self.tool.spec.name,
-            ToolError::new(
-                ToolErrorKind::INTERNAL,
+            CallError::new(
+                ErrorKind::Internal,
                 "The call's thread ended without a result.",
             ),
         )

@@ -3,8 +3,8 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::{Map, Value};
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{Mode, PathVerdict, TaskContext, ToolSpec};
 
 use super::arguments::{coerce_to_schema, parse_arguments};
@@ -14,10 +14,10 @@ use super::arguments::{coerce_to_schema, parse_arguments};
 /// declares and applies its parameter aliases. A `null` parameter is an absent one (OpenAI's
 /// strict mode sends `null` for each optional parameter left out). Nothing usable is an
 /// invalid-parameters error.
-pub fn parse_params(spec: &ToolSpec, json: &str) -> Result<Map<String, Value>, ToolError> {
+pub fn parse_params(spec: &ToolSpec, json: &str) -> Result<Map<String, Value>, CallError> {
     let mut params = parse_arguments(json).ok_or_else(|| {
-        ToolError::new(
-            ToolErrorKind::INVALID_PARAMS,
+        CallError::new(
+            ErrorKind::InvalidParams,
             "The tool parameters are not a JSON object (nor anything that could be read as one).",
         )
     })?;

@@ -1,11 +1,11 @@
-//! A call whose tool found a path changed after the host checked it ([`ToolErrorKind::
+//! A call whose tool found a path changed after the host checked it ([`ErrorKind::
 //! PATH_CHANGED`]: a directory on the way replaced, or made a symbolic link, while the approval
 //! question waited, say). The tool reached nothing through it; the host checks the call's paths
 //! again and, where the spec declares a category, asks again with where they lead now, and the
 //! handler runs again with the new verdicts. A tool that asks for itself asks again when it
 //! runs again. Nobody to ask is a refusal that says so; a path that keeps changing is refused.
 
-use tool_api::abi::{ToolError, ToolErrorKind};
+use crate::error::{CallError, ErrorKind};
 use tool_api::model::ApprovalRequest;
 
 use super::checks;
@@ -23,12 +23,12 @@ impl Host {
     pub(super) fn check_again(
         &self,
         ready: &mut ReadyCall,
-        changed: &ToolError,
+        changed: &CallError,
         changes: u32,
-    ) -> Result<(), ToolError> {
+    ) -> Result<(), CallError> {
         if changes > MAX_CHANGES {
-            return Err(ToolError::new(
-                ToolErrorKind::BLOCKED,
+            return Err(CallError::new(
+                ErrorKind::Blocked,
                 format!(
                     "{} It changed {MAX_CHANGES} times while the call was being checked, so it was not run.",
                     changed.message
@@ -62,8 +62,8 @@ impl Host {
             Err(denied(decision.feedback))
         } else {
             let now = first.map_or_else(|| name.clone(), |v| v.shown());
-            Err(ToolError::new(
-                ToolErrorKind::DENIED,
+            Err(CallError::new(
+                ErrorKind::Denied,
                 format!(
                     "{} It now leads to {now}, which was not approved ({how}); nothing was done.",
                     changed.message

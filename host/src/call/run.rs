@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use tool_api::abi::{ToolError, ToolErrorKind};
+use crate::error::{CallError, ErrorKind};
 use tool_api::model::ToolContent;
 
 use super::clock::HandlerClock;
@@ -23,7 +23,7 @@ pub fn handler(
     services: &HostCallServices,
     timeout: Duration,
     clock: &HandlerClock,
-) -> Result<ToolContent, ToolError> {
+) -> Result<ToolContent, CallError> {
     let data = CallData {
         tool_name: &services.tool,
         call_id: "",
@@ -54,7 +54,7 @@ pub fn handler(
         }
     };
     if let Err(e) = &result {
-        if e.kind == ToolErrorKind::PANIC {
+        if e.kind == ErrorKind::Panic {
             tool.handler.plugin.mark_failed(&e.message);
             tracing::error!(target: "toolhost::call", "plugin '{}' panicked in {}: {}", tool.handler.plugin.name, tool.spec.name, e.message);
         }
@@ -63,9 +63,9 @@ pub fn handler(
 }
 
 /// The error of a call past its timeout.
-pub fn timed_out(timeout: Duration) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::TIMEOUT,
+pub fn timed_out(timeout: Duration) -> CallError {
+    CallError::new(
+        ErrorKind::Timeout,
         format!(
             "The tool did not finish within {} seconds and was cancelled.",
             timeout.as_secs()

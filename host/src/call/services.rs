@@ -4,8 +4,8 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{
     ApprovalDecision, ApprovalRequest, AskReply, AskResponse, PathVerdict, ToolContent,
 };
@@ -41,21 +41,21 @@ pub struct HostCallServices {
 }
 
 /// The error of a call made while the host is ending.
-pub(super) fn host_gone() -> ToolError {
-    ToolError::new(ToolErrorKind::CANCELLED, "the host is shutting down")
+pub(super) fn host_gone() -> CallError {
+    CallError::new(ErrorKind::Cancelled, "the host is shutting down")
 }
 
 impl HostCallServices {
-    fn host(&self) -> Result<Arc<Host>, ToolError> {
+    fn host(&self) -> Result<Arc<Host>, CallError> {
         self.host.upgrade().ok_or_else(host_gone)
     }
 
     /// The host, unless the call is cancelled (given up, or by its frontend): a cancelled
     /// call asks the user nothing.
-    fn host_to_ask(&self) -> Result<Arc<Host>, ToolError> {
+    fn host_to_ask(&self) -> Result<Arc<Host>, CallError> {
         if self.cancellation.is_cancelled() {
-            return Err(ToolError::new(
-                ToolErrorKind::CANCELLED,
+            return Err(CallError::new(
+                ErrorKind::Cancelled,
                 "The call was cancelled; nobody is asked.",
             ));
         }
@@ -80,7 +80,7 @@ impl CallServices for HostCallServices {
         }
     }
 
-    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError> {
+    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, CallError> {
         let host = if partial {
             self.host()?
         } else {
@@ -96,14 +96,11 @@ impl CallServices for HostCallServices {
             });
         }
         ui.ask(kind, text).ok_or_else(|| {
-            ToolError::new(
-                ToolErrorKind::UNAVAILABLE,
-                "No user is available to answer.",
-            )
+            CallError::new(ErrorKind::Unavailable, "No user is available to answer.")
         })
     }
 
-    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError> {
+    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, CallError> {
         let host = self.host_to_ask()?;
         let options = self.options();
         Ok(host.decide_approval_in(request, self.subagent, host.ui_for(&options)))
@@ -155,7 +152,7 @@ impl CallServices for HostCallServices {
         self.cancellation.wait(Duration::from_millis(timeout_ms))
     }
 
-    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError> {
+    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, CallError> {
         let host = self.host()?;
         let subagent = self.subagent || self.calls_as_subagent;
         let result = host
@@ -164,9 +161,7 @@ impl CallServices for HostCallServices {
         // A subagent's model calls tools natively: no reminder of the XML format.
         match result {
             Err(mut e) if subagent => {
-                e.message = texts::without_tool_use_reminder(e.message.as_str())
-                    .to_string()
-                    .into();
+                e.message = texts::without_tool_use_reminder(&e.message).to_string();
                 Err(e)
             }
             other => other,
@@ -183,13 +178,13 @@ impl CallServices for HostCallServices {
         service: &str,
         method: &str,
         payload: &Value,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Value, CallError> {
         match (service, method) {
             ("policy", "check_command") => {
                 let host = self.host()?;
                 let command = payload["command"].as_str().ok_or_else(|| {
-                    ToolError::new(
-                        ToolErrorKind::INVALID_PARAMS,
+                    CallError::new(
+                        ErrorKind::InvalidParams,
                         "check_command needs a string `command`",
                     )
                 })?;
@@ -197,8 +192,8 @@ impl CallServices for HostCallServices {
                 let root = match payload["root"].as_str() {
                     None => 0,
                     Some(name) => workspace.root_named(name).ok_or_else(|| {
-                        ToolError::new(
-                            ToolErrorKind::INVALID_PARAMS,
+                        CallError::new(
+                            ErrorKind::InvalidParams,
                             format!("check_command: no workspace root is named `{name}`"),
                         )
                     })?,
@@ -210,7 +205,7 @@ impl CallServices for HostCallServices {
                     command,
                 );
                 serde_json::to_value(&check)
-                    .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
+                    .map_err(|e| CallError::new(ErrorKind::Internal, e.to_string()))
             }
             ("sandbox", "wrap_command") => {
                 let host = self.host()?;
@@ -221,8 +216,8 @@ impl CallServices for HostCallServices {
                 };
                 crate::command_sandbox::wrap_command(context, payload)
             }
-            (service, method) => Err(ToolError::new(
-                ToolErrorKind::UNAVAILABLE,
+            (service, method) => Err(CallError::new(
+                ErrorKind::Unavailable,
                 format!("this host offers no service '{service}.{method}'"),
             )),
         }

@@ -28,8 +28,8 @@ pub(crate) mod supervisor;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::{json, Value};
-use tool_api::abi::{ToolError, ToolErrorKind};
 use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy, Support};
 
 pub use policy::Context;
@@ -45,22 +45,22 @@ pub(crate) fn support() -> &'static Support {
 }
 
 /// The `sandbox.wrap_command` service.
-pub fn wrap_command(context: Context<'_>, payload: &Value) -> Result<Value, ToolError> {
+pub fn wrap_command(context: Context<'_>, payload: &Value) -> Result<Value, CallError> {
     let escalated = payload["escalated"].as_bool().unwrap_or(false);
     let settings = SandboxSettings::from_request(payload)
-        .map_err(|e| ToolError::new(ToolErrorKind::INVALID_PARAMS, e))?;
+        .map_err(|e| CallError::new(ErrorKind::InvalidParams, e))?;
     wrap(context, &settings, escalated)
 }
 
-fn blocked(message: String) -> ToolError {
-    ToolError::new(ToolErrorKind::BLOCKED, message)
+fn blocked(message: String) -> CallError {
+    CallError::new(ErrorKind::Blocked, message)
 }
 
 fn wrap(
     context: Context<'_>,
     settings: &SandboxSettings,
     escalated: bool,
-) -> Result<Value, ToolError> {
+) -> Result<Value, CallError> {
     if settings.sandbox == FilesystemMode::Off {
         return Ok(json!({"argv_prefix": [], "mode": "off", "network": true}));
     }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use tool_api::abi::{ToolError, ToolErrorKind};
+use crate::error::{CallError, ErrorKind};
 
 /// The hidden mode of the binary.
 pub const SUPERVISOR_MODE: &str = "__sandbox-exec";
@@ -31,10 +31,10 @@ pub fn run_supervisor_if_asked() {
 /// executable when it is that binary; a process that embeds the host library (tests, other
 /// frontends) uses `$TOOLHOST_BINARY`, else a `toolhost` next to its executable or one
 /// directory up (as plugin directories are found).
-pub fn toolhost_program() -> Result<PathBuf, ToolError> {
+pub fn toolhost_program() -> Result<PathBuf, CallError> {
     let exe = std::env::current_exe().map_err(|e| {
-        ToolError::new(
-            ToolErrorKind::INTERNAL,
+        CallError::new(
+            ErrorKind::Internal,
             format!("cannot find the toolhost executable: {e}"),
         )
     })?;
@@ -50,8 +50,8 @@ pub fn toolhost_program() -> Result<PathBuf, ToolError> {
             return Ok(candidate);
         }
     }
-    Err(ToolError::new(
-        ToolErrorKind::INTERNAL,
+    Err(CallError::new(
+        ErrorKind::Internal,
         "no toolhost executable to run the sandbox's supervisor (set TOOLHOST_BINARY)",
     ))
 }

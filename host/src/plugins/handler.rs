@@ -10,8 +10,8 @@
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use crate::error::CallError;
 use serde_json::Value;
-use tool_api::abi::ToolError;
 use tool_api::model::{
     ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, ToolContent, ToolSpec,
 };
@@ -40,7 +40,7 @@ pub trait HandlerApi: Send + Sync {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> Result<ToolContent, ToolError>;
+    ) -> Result<ToolContent, CallError>;
     /// [`HandlerApi::execute`], and the call's description when the handler answers it with
     /// the result (one round trip for a handler in another process); `None`: the host asks
     /// `describe`.
@@ -48,7 +48,7 @@ pub trait HandlerApi: Send + Sync {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+    ) -> (Result<ToolContent, CallError>, Option<String>) {
         (self.execute(call, services), None)
     }
     /// Runs the call on the calling thread and gives up after `timeout`, stopping the work
@@ -65,15 +65,15 @@ pub trait HandlerApi: Send + Sync {
         None
     }
     /// Shows a call that is still streaming (UI events only).
-    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError>;
+    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), CallError>;
     /// A handler extension: `method` with a JSON payload, answered with JSON.
-    fn extension(&self, method: &str, payload: &Value) -> Result<Value, ToolError>;
+    fn extension(&self, method: &str, payload: &Value) -> Result<Value, CallError>;
 }
 
 /// What a call run under a deadline ([`HandlerApi::execute_bounded`]) came to.
 pub enum Bounded {
     /// It ended: its result and, when the handler describes with its result, its description.
-    Ended(Result<ToolContent, ToolError>, Option<String>),
+    Ended(Result<ToolContent, CallError>, Option<String>),
     /// It ran past the deadline and was stopped.
     TimedOut,
 }
@@ -112,9 +112,9 @@ pub trait CallServices: Send + Sync {
     fn say(&self, kind: &str, text: &str, partial: bool);
     /// Asks the user; `UNAVAILABLE` when nobody can answer. A partial ask is a preview whose
     /// answer is ignored.
-    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError>;
+    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, CallError>;
     /// Applies the approval policy.
-    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError>;
+    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, CallError>;
     /// The host's verdict on a path.
     fn check_path(&self, path: &str) -> PathVerdict;
     /// Records a read in the task's read cache; how many unchanged reads there have been.
@@ -132,14 +132,14 @@ pub trait CallServices: Send + Sync {
     /// Waits up to `timeout_ms` for cancellation; whether it was cancelled.
     fn wait_cancelled(&self, timeout_ms: u64) -> bool;
     /// Calls another tool through the host's whole dispatch.
-    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError>;
+    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, CallError>;
     /// A service added after v1.
     fn call_service(
         &self,
         service: &str,
         method: &str,
         payload: &Value,
-    ) -> Result<Value, ToolError>;
+    ) -> Result<Value, CallError>;
 }
 
 /// A cancellation flag a tool can poll or wait on.

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use tool_api::model::{ToolSpec, DYNAMIC_TOOLS_CAPABILITY, SPECS_FROM_ENVIRONMENT_CAPABILITY};
 
 use super::discovery::library_files;
+use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::ToolContent;
 
 use super::handler::{CallData, CallServices, HandlerApi};
@@ -51,10 +51,10 @@ impl HandlerRef {
         self.plugin.is_loaded()
     }
 
-    fn handler(&self) -> Result<Arc<dyn HandlerApi>, ToolError> {
+    fn handler(&self) -> Result<Arc<dyn HandlerApi>, CallError> {
         self.plugin
             .handler(self.index)
-            .map_err(|why| ToolError::new(ToolErrorKind::UNAVAILABLE, why))
+            .map_err(|why| CallError::new(ErrorKind::Unavailable, why))
     }
 
     /// See [`HandlerApi::describe`].
@@ -70,7 +70,7 @@ impl HandlerRef {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> Result<ToolContent, ToolError> {
+    ) -> Result<ToolContent, CallError> {
         self.handler()?.execute(call, services)
     }
 
@@ -79,7 +79,7 @@ impl HandlerRef {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+    ) -> (Result<ToolContent, CallError>, Option<String>) {
         match self.handler() {
             Ok(handler) => handler.execute_described(call, services),
             Err(e) => (Err(e), None),
@@ -104,12 +104,12 @@ impl HandlerRef {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> Result<(), ToolError> {
+    ) -> Result<(), CallError> {
         self.handler()?.partial(call, services)
     }
 
     /// Sends the handler extension `method` with a JSON payload and reads its JSON answer.
-    pub fn request(&self, method: &str, payload: &Value) -> Result<Value, ToolError> {
+    pub fn request(&self, method: &str, payload: &Value) -> Result<Value, CallError> {
         self.handler()?.extension(method, payload)
     }
 }

@@ -5,12 +5,11 @@ use std::sync::Arc;
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RErr, ROk, RStr};
 use serde_json::Value;
-use tool_api::abi::{
-    HostServices_TO, ToolCall, ToolError, ToolErrorKind, ToolHandlerBox, ToolPluginV1Ref,
-};
+use tool_api::abi::{HostServices_TO, ToolCall, ToolHandlerBox, ToolPluginV1Ref};
 use tool_api::model::{ToolContent, ToolSpec};
 
 use super::services::AbiServices;
+use crate::error::{CallError, ErrorKind};
 use crate::plugins::handler::{CallData, CallServices, HandlerApi, OpenedPlugin};
 
 /// An opened library: its root module and its handlers.
@@ -55,9 +54,9 @@ fn abi_call<'a>(call: &CallData<'a>) -> ToolCall<'a> {
     }
 }
 
-fn malformed(what: &str, e: &serde_json::Error) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::INTERNAL,
+fn malformed(what: &str, e: &serde_json::Error) -> CallError {
+    CallError::new(
+        ErrorKind::Internal,
         format!("the tool returned malformed {what}: {e}"),
     )
 }
@@ -75,35 +74,38 @@ impl HandlerApi for InProcessHandler {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> Result<ToolContent, ToolError> {
+    ) -> Result<ToolContent, CallError> {
         let adapter = AbiServices::new(services);
         let host = HostServices_TO::from_ptr(&adapter, TD_Opaque);
         match self.0.execute(abi_call(call), host) {
             ROk(output) => serde_json::from_str(output.content_json.as_str())
                 .map_err(|e| malformed("content", &e)),
-            RErr(e) => Err(e),
+            RErr(e) => Err(e.into()),
         }
     }
 
-    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError> {
+    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), CallError> {
         let adapter = AbiServices::new(services);
         let host = HostServices_TO::from_ptr(&adapter, TD_Opaque);
-        self.0.handle_partial(abi_call(call), host).into()
+        self.0
+            .handle_partial(abi_call(call), host)
+            .into_result()
+            .map_err(CallError::from)
     }
 
-    fn extension(&self, method: &str, payload: &Value) -> Result<Value, ToolError> {
+    fn extension(&self, method: &str, payload: &Value) -> Result<Value, CallError> {
         let payload = payload.to_string();
         match self
             .0
             .call_extension(RStr::from(method), RStr::from(payload.as_str()))
         {
             ROk(answer) => serde_json::from_str(answer.as_str()).map_err(|e| {
-                ToolError::new(
-                    ToolErrorKind::INTERNAL,
+                CallError::new(
+                    ErrorKind::Internal,
                     format!("the answer to '{method}' is not JSON: {e}"),
                 )
             }),
-            RErr(e) => Err(e),
+            RErr(e) => Err(e.into()),
         }
     }
 }

@@ -7,6 +7,7 @@
 //!   ABI's `HostServices`, catching every panic (abi_stable ends the process on one that
 //!   escapes).
 
+pub mod error;
 pub mod handler;
 pub mod library;
 pub mod services;

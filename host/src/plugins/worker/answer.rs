@@ -1,8 +1,8 @@
 //! The host's answers to a worker's service requests: each request served with the call's
 //! own `CallServices`, the answer as the JSON the worker decodes.
 
+use crate::error::CallError;
 use serde_json::Value;
-use tool_api::abi::ToolError;
 
 use super::protocol::{ServiceRequest, SettingAnswer, WireError};
 use crate::plugins::CallServices;
@@ -13,7 +13,7 @@ pub fn answer(services: Option<&dyn CallServices>, request: ServiceRequest) -> V
         return Value::Null;
     };
     let json = |value: Result<Value, serde_json::Error>| value.unwrap_or(Value::Null);
-    let wire = |e: ToolError| WireError::from(&e);
+    let wire = |e: CallError| WireError::from(&e);
     match request {
         ServiceRequest::Say {
             kind,

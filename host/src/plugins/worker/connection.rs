@@ -16,8 +16,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::ToolSpec;
 
 use super::process::{self, Launch, Output};
@@ -448,22 +448,22 @@ pub enum Interrupted {
 }
 
 /// The error a call gets when its worker ended.
-pub fn ended_error(plugin: &str, tool: &str, ending: &Ending) -> ToolError {
+pub fn ended_error(plugin: &str, tool: &str, ending: &Ending) -> CallError {
     let words = ending
         .last_words
         .as_deref()
         .map(|w| format!(" Its last output: {w}"))
         .unwrap_or_default();
     match &ending.stopped {
-        None => ToolError::new(
-            ToolErrorKind::CRASHED,
+        None => CallError::new(
+            ErrorKind::Crashed,
             format!(
                 "The plugin '{plugin}' crashed ({}) while running {tool}, so the call did not finish.{words} The host and the other tools are unaffected; the plugin's next call starts a fresh worker process.",
                 ending.how
             ),
         ),
-        Some(reason) => ToolError::new(
-            ToolErrorKind::CANCELLED,
+        Some(reason) => CallError::new(
+            ErrorKind::Cancelled,
             format!(
                 "The plugin '{plugin}' was stopped while running {tool} ({reason}), so the call did not finish. Its next call starts a fresh worker process."
             ),

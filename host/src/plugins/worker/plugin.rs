@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{
     TaskContext, ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD,
 };
@@ -181,14 +181,14 @@ impl Shared {
     fn connection(
         self: &Arc<Self>,
         roots: Option<Vec<PathBuf>>,
-    ) -> Result<Arc<Connection>, ToolError> {
+    ) -> Result<Arc<Connection>, CallError> {
         if let Some(reason) = self
             .disabled
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
         {
-            return Err(ToolError::new(ToolErrorKind::UNAVAILABLE, reason));
+            return Err(CallError::new(ErrorKind::Unavailable, reason));
         }
         // A plugin granted no workspace has one worker for every task.
         let roots = roots
@@ -209,15 +209,15 @@ impl Shared {
             self.launch.for_roots(&roots)
         };
         let (connection, ready) = Connection::start(&launch).map_err(|e| {
-            ToolError::new(
-                ToolErrorKind::UNAVAILABLE,
+            CallError::new(
+                ErrorKind::Unavailable,
                 format!("The plugin '{}' could not be started: {e}", self.name),
             )
         })?;
         if ready.manifest.name != self.name {
             connection.stop("it is another plugin");
-            return Err(ToolError::new(
-                ToolErrorKind::UNAVAILABLE,
+            return Err(CallError::new(
+                ErrorKind::Unavailable,
                 format!(
                     "The plugin '{}' could not be started: its library now holds '{}'",
                     self.name, ready.manifest.name
@@ -257,15 +257,15 @@ impl Shared {
 
     /// A panic leaves the plugin's state unknown: its worker is replaced (and it counts as a
     /// crash); the error keeps the plugin's message.
-    fn panicked(&self, connection: &Connection, error: ToolError) -> ToolError {
+    fn panicked(&self, connection: &Connection, error: CallError) -> CallError {
         connection.stop("it panicked");
         self.ended(&Ending {
             how: "a panic".to_string(),
             last_words: None,
             stopped: None,
         });
-        ToolError::new(
-            ToolErrorKind::CRASHED,
+        CallError::new(
+            ErrorKind::Crashed,
             format!(
                 "{} (The plugin '{}' runs in a worker process, which was replaced; its next call starts afresh.)",
                 error.message, self.name
@@ -286,9 +286,9 @@ impl WorkerHandler {
         op: Op,
         call: &CallData<'_>,
         services: Option<&dyn CallServices>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Value, CallError> {
         self.request_until(op, call, services, None)
-            .unwrap_or_else(|| Err(ToolError::new(ToolErrorKind::TIMEOUT, "timed out")))
+            .unwrap_or_else(|| Err(CallError::new(ErrorKind::Timeout, "timed out")))
     }
 
     /// A request; `None` when it ran past `deadline`.
@@ -298,7 +298,7 @@ impl WorkerHandler {
         call: &CallData<'_>,
         services: Option<&dyn CallServices>,
         deadline: Option<Instant>,
-    ) -> Option<Result<Value, ToolError>> {
+    ) -> Option<Result<Value, CallError>> {
         let connection = match self.shared.connection(task_roots(call)) {
             Ok(connection) => connection,
             Err(e) => return Some(Err(e)),
@@ -307,8 +307,8 @@ impl WorkerHandler {
             match connection.call(self.index, op, call, services, deadline) {
                 Ok(value) => Ok(value),
                 Err(Interrupted::Failed(error)) => {
-                    let error = ToolError::from(error);
-                    if error.kind == ToolErrorKind::PANIC {
+                    let error = CallError::from(error);
+                    if error.kind == ErrorKind::Panic {
                         Err(self.shared.panicked(&connection, error))
                     } else {
                         Err(error)
@@ -324,8 +324,8 @@ impl WorkerHandler {
 
     /// An execute answer: the content and the description.
     fn described(
-        answer: Result<Value, ToolError>,
-    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+        answer: Result<Value, CallError>,
+    ) -> (Result<ToolContent, CallError>, Option<String>) {
         let mut answer = match answer {
             Ok(answer) => answer,
             Err(e) => return (Err(e), None),
@@ -336,9 +336,9 @@ impl WorkerHandler {
     }
 }
 
-fn malformed(e: &serde_json::Error) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::INTERNAL,
+fn malformed(e: &serde_json::Error) -> CallError {
+    CallError::new(
+        ErrorKind::Internal,
         format!("the tool returned malformed content: {e}"),
     )
 }
@@ -363,7 +363,7 @@ impl HandlerApi for WorkerHandler {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> Result<ToolContent, ToolError> {
+    ) -> Result<ToolContent, CallError> {
         self.execute_described(call, services).0
     }
 
@@ -371,7 +371,7 @@ impl HandlerApi for WorkerHandler {
         &self,
         call: &CallData<'_>,
         services: &dyn CallServices,
-    ) -> (Result<ToolContent, ToolError>, Option<String>) {
+    ) -> (Result<ToolContent, CallError>, Option<String>) {
         Self::described(self.request(Op::Execute, call, Some(services)))
     }
 
@@ -393,11 +393,11 @@ impl HandlerApi for WorkerHandler {
         )
     }
 
-    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), ToolError> {
+    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), CallError> {
         self.request(Op::Partial, call, Some(services)).map(|_| ())
     }
 
-    fn extension(&self, method: &str, payload: &Value) -> Result<Value, ToolError> {
+    fn extension(&self, method: &str, payload: &Value) -> Result<Value, CallError> {
         // A notification to a plugin without a running worker: nothing is kept to notify.
         // To every running worker: the task's state is in the one that served it.
         if method == CLOSE_SESSION_METHOD || method == TASK_ENDED_METHOD {
@@ -435,10 +435,10 @@ fn task_roots(call: &CallData<'_>) -> Option<Vec<PathBuf>> {
     (!roots.is_empty()).then_some(roots)
 }
 
-fn interrupted(plugin: &str, what: &str, error: Interrupted) -> ToolError {
+fn interrupted(plugin: &str, what: &str, error: Interrupted) -> CallError {
     match error {
         Interrupted::Failed(error) => error.into(),
         Interrupted::Ended(ending) => ended_error(plugin, what, &ending),
-        Interrupted::TimedOut => ToolError::new(ToolErrorKind::TIMEOUT, "timed out"),
+        Interrupted::TimedOut => CallError::new(ErrorKind::Timeout, "timed out"),
     }
 }

@@ -5,9 +5,11 @@
 
 use std::io::{self, Read, Write};
 
+use crate::error::CallError;
+use crate::plugins::abi::error::{abi_kind, host_kind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::abi::ToolErrorKind;
 use tool_api::model::{ApprovalRequest, ToolSpec};
 
 use crate::plugins::abi::library::Manifest;
@@ -237,7 +239,7 @@ pub struct SettingAnswer {
     pub value: Option<Value>,
 }
 
-/// A [`ToolError`] on the channel.
+/// A [`CallError`] on the channel, its kind as the ABI numbers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WireError {
     /// The error kind's number.
@@ -246,18 +248,18 @@ pub struct WireError {
     pub message: String,
 }
 
-impl From<&ToolError> for WireError {
-    fn from(error: &ToolError) -> Self {
+impl From<&CallError> for WireError {
+    fn from(error: &CallError) -> Self {
         Self {
-            kind: error.kind.0,
+            kind: abi_kind(error.kind).0,
             message: error.message.to_string(),
         }
     }
 }
 
-impl From<WireError> for ToolError {
+impl From<WireError> for CallError {
     fn from(error: WireError) -> Self {
-        ToolError::new(ToolErrorKind(error.kind), error.message)
+        CallError::new(host_kind(ToolErrorKind(error.kind)), error.message)
     }
 }
 

@@ -10,9 +10,9 @@ use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::error::{CallError, ErrorKind};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::model::{ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, ToolContent};
 
 use super::protocol::{write_frame, FromWorker, ServiceRequest, SettingAnswer};
@@ -91,16 +91,16 @@ pub(super) struct RemoteServices {
     pub(super) cancellation: Arc<Cancellation>,
 }
 
-fn host_unreachable() -> ToolError {
-    ToolError::new(
-        ToolErrorKind::UNAVAILABLE,
+fn host_unreachable() -> CallError {
+    CallError::new(
+        ErrorKind::Unavailable,
         "the host did not answer the plugin's request",
     )
 }
 
 impl RemoteServices {
     /// A request whose answer is a `Result` on the wire.
-    fn fallible<T: DeserializeOwned>(&self, request: ServiceRequest) -> Result<T, ToolError> {
+    fn fallible<T: DeserializeOwned>(&self, request: ServiceRequest) -> Result<T, CallError> {
         let answer = self
             .link
             .request(self.call, request)
@@ -128,7 +128,7 @@ impl CallServices for RemoteServices {
         );
     }
 
-    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, ToolError> {
+    fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, CallError> {
         self.fallible(ServiceRequest::Ask {
             kind: kind.to_string(),
             text: text.to_string(),
@@ -136,7 +136,7 @@ impl CallServices for RemoteServices {
         })
     }
 
-    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, ToolError> {
+    fn request_approval(&self, request: &ApprovalRequest) -> Result<ApprovalDecision, CallError> {
         self.fallible(ServiceRequest::Approval {
             request: request.clone(),
         })
@@ -209,7 +209,7 @@ impl CallServices for RemoteServices {
         self.cancellation.wait(Duration::from_millis(timeout_ms))
     }
 
-    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, ToolError> {
+    fn invoke_tool(&self, name: &str, params_json: &str) -> Result<ToolContent, CallError> {
         self.fallible(ServiceRequest::InvokeTool {
             name: name.to_string(),
             params_json: params_json.to_string(),
@@ -221,7 +221,7 @@ impl CallServices for RemoteServices {
         service: &str,
         method: &str,
         payload: &Value,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Value, CallError> {
         self.fallible(ServiceRequest::CallService {
             service: service.to_string(),
             method: method.to_string(),

@@ -16,8 +16,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
 
 use super::config::WorkerConfig;
 use super::process::WORKER_MODE;
@@ -237,8 +237,8 @@ impl Serving {
     }
 }
 
-fn no_handler() -> ToolError {
-    ToolError::new(ToolErrorKind::INTERNAL, "the plugin has no such handler")
+fn no_handler() -> CallError {
+    CallError::new(ErrorKind::Internal, "the plugin has no such handler")
 }
 
 /// One request of a call, answered as JSON.
@@ -247,14 +247,14 @@ fn perform(
     op: Op,
     call: &crate::plugins::CallData<'_>,
     services: &RemoteServices,
-) -> Result<Value, ToolError> {
+) -> Result<Value, CallError> {
     let handler = handler.ok_or_else(no_handler)?;
     match op {
         Op::Execute => {
             let description = handler.describe(call);
             let content = handler.execute(call, services)?;
             let content = serde_json::to_value(content)
-                .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?;
+                .map_err(|e| CallError::new(ErrorKind::Internal, e.to_string()))?;
             Ok(serde_json::json!({"content": content, "description": description}))
         }
         Op::Partial => handler.partial(call, services).map(|()| Value::Null),
