@@ -51,8 +51,8 @@ pub use agent::parser::{Block, StreamParser, ToolUse, XmlParser};
 pub use agent::session::{parser_for, Conversation, SessionEvent};
 pub use call::hooks::{ScriptVersion, TrustStore};
 pub use call::{
-    CallOptions, CallOutcome, CallScope, Host, HostConfig, PendingCall, TaskCancelled, TaskConfig,
-    Workers,
+    Arguments, CallOptions, CallOutcome, CallScope, Host, HostConfig, PendingCall, TaskCancelled,
+    TaskConfig, Workers,
 };
 pub use error::{CallError, ErrorKind};
 pub use frontends::cli::main;

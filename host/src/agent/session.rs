@@ -293,7 +293,6 @@ impl MessageRun<'_> {
             return;
         }
         self.used_any_tool = true;
-        let params_json = Value::Object(call.params.clone()).to_string();
         let parallel = host
             .settings()
             .lookup("agent.parallel_tool_calling")
@@ -309,7 +308,7 @@ impl MessageRun<'_> {
         if !parallel && self.did_use_tool {
             return self.push_result(&call.name, tool_already_used(&call.name), true, sink);
         }
-        let outcome = host.call(&call.name, &params_json);
+        let outcome = host.call(&call.name, call.params.clone());
         self.did_use_tool = true;
 
         if matches!(&outcome.result, Err(e) if e.kind == ErrorKind::Denied) {

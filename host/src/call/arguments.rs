@@ -5,7 +5,58 @@
 //! (JSON5, then salvaging `"key": "value"` pairs from a truncated object), then coerces each
 //! value to the type the tool's schema declares, before the host checks required parameters.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
+
+/// A call's arguments as its frontend has them: text as a model wrote it (read leniently), or
+/// an object a protocol already parsed (taken as it is, never written out and read again).
+#[derive(Debug, Clone)]
+pub enum Arguments {
+    /// The arguments as a model wrote them, not quite JSON perhaps ([`parse_arguments`]).
+    Text(Arc<str>),
+    /// The arguments as a JSON object.
+    Object(Map<String, Value>),
+}
+
+impl Arguments {
+    /// The arguments as an object; `None` when the text holds nothing usable.
+    pub fn into_object(self) -> Option<Map<String, Value>> {
+        match self {
+            Self::Text(text) => parse_arguments(&text),
+            Self::Object(map) => Some(map),
+        }
+    }
+}
+
+impl From<&str> for Arguments {
+    fn from(text: &str) -> Self {
+        Self::Text(text.into())
+    }
+}
+
+impl From<&String> for Arguments {
+    fn from(text: &String) -> Self {
+        Self::Text(text.as_str().into())
+    }
+}
+
+impl From<Map<String, Value>> for Arguments {
+    fn from(map: Map<String, Value>) -> Self {
+        Self::Object(map)
+    }
+}
+
+/// A JSON value as arguments: an object as it is, anything else as its text (which is not an
+/// object, and so is refused as one would be).
+impl From<Value> for Arguments {
+    fn from(value: Value) -> Self {
+        match value {
+            Value::Object(map) => Self::Object(map),
+            other => Self::Text(other.to_string().into()),
+        }
+    }
+}
 
 /// Parses tool-call arguments: strict JSON, else JSON5, else the `"key": "value"` pairs that can
 /// be salvaged from a truncated object. `None` when nothing usable is there.

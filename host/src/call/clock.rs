@@ -5,6 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::plugins::handler_call::Watch;
+
 /// The handler has not started (or runs in another process, which keeps its own timeout).
 const NOT_STARTED: u64 = 0;
 /// The handler returned in time.
@@ -36,8 +38,8 @@ impl HandlerClock {
     }
 
     /// The handler of the call `description` describes starts now.
-    pub fn started(&self, description: String) {
-        let _ = self.description.set(description);
+    pub fn started(&self, description: &str) {
+        let _ = self.description.set(description.to_string());
         let nanos = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let previous = self
             .state
@@ -93,6 +95,17 @@ impl HandlerClock {
     }
 }
 
+/// A handler in this process marks its start and return on its call's clock.
+impl Watch for HandlerClock {
+    fn started(&self, description: &str) {
+        HandlerClock::started(self, description);
+    }
+
+    fn returned(&self) -> bool {
+        HandlerClock::returned(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,7 +116,7 @@ mod tests {
         let timeout = Duration::from_millis(20);
         assert!(clock.due(timeout).is_none(), "not started");
         assert!(!clock.abandon_if_overdue(Duration::ZERO));
-        clock.started("[tool]".into());
+        clock.started("[tool]");
         let due = clock.due(timeout);
         assert!(due.is_some_and(|due| due > Instant::now()));
         assert!(!clock.abandon_if_overdue(timeout), "not due yet");
@@ -117,7 +130,7 @@ mod tests {
     #[test]
     fn a_handler_that_returned_is_never_given_up() {
         let clock = HandlerClock::new();
-        clock.started("[tool]".into());
+        clock.started("[tool]");
         assert!(clock.returned());
         assert!(!clock.abandon_if_overdue(Duration::ZERO));
         assert!(!clock.abandoned());

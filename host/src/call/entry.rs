@@ -6,28 +6,38 @@ use std::sync::Arc;
 use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
+use super::arguments::Arguments;
 use super::host::Host;
 use super::options::CallOptions;
 use super::outcome::CallOutcome;
 use super::prepare::PreparedCall;
 use super::run;
-use crate::plugins::{CallData, RegisteredTool};
+use crate::plugins::RegisteredTool;
 
 impl Host {
     /// Runs one tool call from the model.
-    pub fn call(&self, name: &str, params_json: &str) -> CallOutcome {
-        self.call_with(name, params_json, &CallOptions::default())
+    pub fn call(&self, name: &str, arguments: impl Into<Arguments>) -> CallOutcome {
+        self.call_with(name, arguments, &CallOptions::default())
     }
 
     /// Runs one tool call from the model with what its frontend gives it: a cancellation and
     /// a UI of its own.
-    pub fn call_with(&self, name: &str, params_json: &str, options: &CallOptions) -> CallOutcome {
-        self.call_nested_with(name, params_json, 0, false, options)
+    pub fn call_with(
+        &self,
+        name: &str,
+        arguments: impl Into<Arguments>,
+        options: &CallOptions,
+    ) -> CallOutcome {
+        self.call_nested_with(name, arguments, 0, false, options)
     }
 
     /// Runs one tool call from the model of a tool already looked up ([`Host::lookup`]).
-    pub fn call_tool(&self, tool: &Arc<RegisteredTool>, params_json: &str) -> CallOutcome {
-        self.call_and_wait(tool, params_json, 0, false, &CallOptions::default())
+    pub fn call_tool(
+        &self,
+        tool: &Arc<RegisteredTool>,
+        arguments: impl Into<Arguments>,
+    ) -> CallOutcome {
+        self.call_and_wait(tool, arguments.into(), 0, false, &CallOptions::default())
     }
 
     /// Runs a tool call at a nesting depth (0 for calls from the model). `subagent` marks
@@ -36,24 +46,24 @@ impl Host {
     pub fn call_nested(
         &self,
         name: &str,
-        params_json: &str,
+        arguments: impl Into<Arguments>,
         depth: u32,
         subagent: bool,
     ) -> CallOutcome {
-        self.call_nested_with(name, params_json, depth, subagent, &CallOptions::default())
+        self.call_nested_with(name, arguments, depth, subagent, &CallOptions::default())
     }
 
     /// [`Host::call_nested`] under the options of the calling call.
     pub(crate) fn call_nested_with(
         &self,
         name: &str,
-        params_json: &str,
+        arguments: impl Into<Arguments>,
         depth: u32,
         subagent: bool,
         options: &CallOptions,
     ) -> CallOutcome {
         match self.lookup(name) {
-            Some(tool) => self.call_and_wait(&tool, params_json, depth, subagent, options),
+            Some(tool) => self.call_and_wait(&tool, arguments.into(), depth, subagent, options),
             None => CallOutcome::unknown_tool(name),
         }
     }
@@ -61,11 +71,9 @@ impl Host {
     /// The short description of a call that prefixes its result (`[read_file for 'a.txt']`).
     pub fn describe(&self, name: &str, params: &Map<String, Value>) -> String {
         match self.lookup(name) {
-            Some(tool) => run::describe(
-                &tool,
-                name,
-                &PreparedCall::new(params, self.context_json(false)),
-            ),
+            Some(tool) => {
+                run::describe(&tool, name, &PreparedCall::new(params, self.context(false)))
+            }
             None => format!("[{name}]"),
         }
     }
@@ -82,15 +90,12 @@ impl Host {
             return;
         }
         let services = self.services(tool, Arc::default(), 0, false, &CallOptions::default());
-        let params_json = serde_json::to_string(params).unwrap_or_default();
-        let context_json = self.context_json(false);
-        let data = CallData {
-            tool_name: name,
-            call_id: "",
-            params_json: &params_json,
-            context_json: &context_json,
-        };
-        if let Err(e) = tool.handler.handler.partial(&data, &services) {
+        let call = PreparedCall::new(params, self.context(false));
+        if let Err(e) = tool
+            .handler
+            .handler
+            .partial(&call.handler_call(name), &services)
+        {
             if e.kind == ErrorKind::Panic {
                 tool.handler.plugin.mark_failed(&e.message);
             }

@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use tool_api::model::{ApprovalRequest, ToolContent, CLOSE_SESSION_METHOD};
 use tool_api::texts;
 
+use super::arguments::Arguments;
 use super::clock::HandlerClock;
 use super::host::Host;
 use super::options::CallOptions;
@@ -37,8 +38,8 @@ const MAX_NESTING: u32 = 8;
 pub(super) struct Call {
     /// The tool called.
     pub tool: Arc<RegisteredTool>,
-    /// Its parameters as the model wrote them.
-    pub params_json: Arc<str>,
+    /// Its arguments as its frontend gave them.
+    pub arguments: Arguments,
     /// How deep in tools calling tools (0: the model's call).
     pub depth: u32,
     /// Whether a subagent makes the call.
@@ -57,7 +58,7 @@ impl Call {
     pub fn run(self, host: &Weak<Host>, clock: &HandlerClock) -> Option<CallOutcome> {
         let prepared = host.upgrade()?.prepare_run(
             self.tool,
-            &self.params_json,
+            self.arguments,
             self.depth,
             self.subagent,
             self.options,
@@ -99,6 +100,10 @@ impl Call {
 }
 
 /// A call after the steps before its handler ([`Host::prepare_run`]).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "made once per call and taken apart at once: boxing would only add an allocation"
+)]
 pub(super) enum Prepared {
     /// Its handler is to run.
     Ready(ReadyCall),
@@ -142,18 +147,18 @@ impl Host {
     fn prepare_run(
         &self,
         tool: Arc<RegisteredTool>,
-        params_json: &str,
+        arguments: Arguments,
         depth: u32,
         subagent: bool,
         options: CallOptions,
         cancellation: Arc<Cancellation>,
     ) -> Prepared {
         let name = tool.spec.name.as_str();
-        let params = match prepare::parse_params(&tool.spec, params_json) {
+        let params = match prepare::parse_params(&tool.spec, arguments) {
             Ok(params) => params,
             Err(e) => return Prepared::Ended(self.not_run(name, e)),
         };
-        let mut call = PreparedCall::new(&params, self.context_json(subagent));
+        let mut call = PreparedCall::new(&params, self.context(subagent));
         let checked = if depth > MAX_NESTING {
             Err(CallError::new(
                 ErrorKind::Failed,

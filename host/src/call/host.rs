@@ -19,7 +19,7 @@ use super::task::TaskState;
 use super::workers::Workers;
 use crate::permissions::{approval, ApprovalMode, CommandPermissions, Workspace};
 use crate::plugins::isolation::Placement;
-use crate::plugins::{runtime_tools, RegisteredTool, Registry};
+use crate::plugins::{runtime_tools, Context, RegisteredTool, Registry};
 use crate::settings::Settings;
 use crate::ui::Ui;
 
@@ -274,13 +274,13 @@ impl Host {
     }
 
     /// The task context for a call, as the handler reads it.
-    pub(super) fn context_json(&self, is_subagent: bool) -> Arc<str> {
+    pub(super) fn context(&self, is_subagent: bool) -> Arc<Context> {
         let key = ContextKey {
             mode: self.task.mode(),
             yolo: self.task.yolo(),
             is_subagent,
         };
-        self.contexts.json(key, || TaskContext {
+        self.contexts.get(key, || TaskContext {
             task_id: self.task_id.clone(),
             cwd: self.workspace.cwd().to_string_lossy().into_owned(),
             workspace_roots: self.workspace.roots(),

@@ -36,6 +36,7 @@ pub mod task;
 mod task_host;
 pub(crate) mod workers;
 
+pub use arguments::Arguments;
 pub use host::{Host, HostConfig};
 pub use options::{CallOptions, CallScope};
 pub use outcome::{CallOutcome, TaskCancelled};

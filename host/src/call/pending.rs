@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{CallError, ErrorKind};
 
+use super::arguments::Arguments;
 use super::clock::HandlerClock;
 use super::host::Host;
 use super::options::CallOptions;
@@ -38,18 +39,18 @@ impl Host {
     pub fn start_call(
         &self,
         tool: &Arc<RegisteredTool>,
-        params_json: &str,
+        arguments: impl Into<Arguments>,
         options: &CallOptions,
         deliver: impl FnOnce(CallOutcome) + Send + 'static,
     ) -> Result<PendingCall, Box<CallOutcome>> {
-        self.start_run(tool, params_json, 0, false, options, deliver)
+        self.start_run(tool, arguments.into(), 0, false, options, deliver)
     }
 
     /// Runs a call on a thread of its own and waits here for its outcome.
     pub(super) fn call_and_wait(
         &self,
         tool: &Arc<RegisteredTool>,
-        params_json: &str,
+        arguments: Arguments,
         depth: u32,
         subagent: bool,
         options: &CallOptions,
@@ -59,7 +60,7 @@ impl Host {
         let deliver = move |outcome| {
             let _ = sender.send(outcome);
         };
-        match self.start_run(tool, params_json, depth, subagent, options, deliver) {
+        match self.start_run(tool, arguments, depth, subagent, options, deliver) {
             Ok(pending) => pending.wait(&self.workers, &receiver),
             Err(outcome) => *outcome,
         }
@@ -71,7 +72,7 @@ impl Host {
     fn start_run(
         &self,
         tool: &Arc<RegisteredTool>,
-        params_json: &str,
+        arguments: Arguments,
         depth: u32,
         subagent: bool,
         options: &CallOptions,
@@ -84,7 +85,6 @@ impl Host {
         // The call's own cancellation: giving the call up cancels it, not the frontend's.
         let cancellation = options.call_cancellation();
         let options = options.clone();
-        let params_json: Arc<str> = params_json.into();
         let pending = PendingCall::new(me, tool.clone(), cancellation.clone());
         let clock = pending.clock();
         let host = self.me.clone();
@@ -93,7 +93,7 @@ impl Host {
             let scope = options.scope.clone();
             let call = flow::Call {
                 tool,
-                params_json,
+                arguments,
                 depth,
                 subagent,
                 options,

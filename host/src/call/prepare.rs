@@ -1,5 +1,6 @@
-//! Preparing a call: the parameters read leniently, coerced to the schema, aliases applied, and
-//! the call and task context written once as the JSON a handler reads.
+//! Preparing a call: the parameters read leniently, coerced to the schema, aliases applied; the
+//! call as its handler reads it, typed until the adapter writes its JSON once; the task
+//! contexts of a host, made once.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -7,15 +8,20 @@ use crate::error::{CallError, ErrorKind};
 use serde_json::{Map, Value};
 use tool_api::model::{Mode, PathVerdict, TaskContext, ToolSpec};
 
-use super::arguments::{coerce_to_schema, parse_arguments};
+use crate::plugins::{Context, HandlerCall, Params};
+
+use super::arguments::{coerce_to_schema, Arguments};
 
 /// Parses the parameters leniently, as models write them: strict JSON, else JSON5, else what
 /// can be salvaged from a truncated object; then coerces them to the types `spec`'s schema
 /// declares and applies its parameter aliases. A `null` parameter is an absent one (OpenAI's
 /// strict mode sends `null` for each optional parameter left out). Nothing usable is an
 /// invalid-parameters error.
-pub fn parse_params(spec: &ToolSpec, json: &str) -> Result<Map<String, Value>, CallError> {
-    let mut params = parse_arguments(json).ok_or_else(|| {
+pub fn parse_params(
+    spec: &ToolSpec,
+    arguments: Arguments,
+) -> Result<Map<String, Value>, CallError> {
+    let mut params = arguments.into_object().ok_or_else(|| {
         CallError::new(
             ErrorKind::InvalidParams,
             "The tool parameters are not a JSON object (nor anything that could be read as one).",
@@ -42,13 +48,12 @@ pub fn value_as_string(value: &Value) -> Option<String> {
     }
 }
 
-/// One call as the handler reads it, written once for `describe` and `execute`, and its
-/// description once the handler gave it.
+/// One call as the handler reads it, and its description once the handler gave it.
 pub struct PreparedCall {
-    /// The parameters, as JSON.
-    pub params: Arc<str>,
-    /// The task context, as JSON (with the call's path verdicts, once they are made).
-    pub context: Arc<str>,
+    /// The parameters.
+    pub params: Params,
+    /// The task context (with the call's path verdicts, once they are made).
+    pub context: Arc<Context>,
     /// The handler's description of the call, once asked.
     pub description: Option<String>,
     /// Set when a hook cancelled the task during the call.
@@ -61,9 +66,9 @@ pub struct PreparedCall {
 
 impl PreparedCall {
     /// The call of `params` in the task context `context`.
-    pub fn new(params: &Map<String, Value>, context: Arc<str>) -> Self {
+    pub fn new(params: &Map<String, Value>, context: Arc<Context>) -> Self {
         Self {
-            params: serde_json::to_string(params).unwrap_or_default().into(),
+            params: Params::of(params.clone()),
             context,
             description: None,
             task_cancelled: None,
@@ -77,12 +82,19 @@ impl PreparedCall {
         if verdicts.is_empty() {
             return;
         }
-        let Ok(mut context) = serde_json::from_str::<TaskContext>(&self.context) else {
+        let Some(mut context) = self.context.value().cloned() else {
             return;
         };
         context.path_verdicts = verdicts.to_vec();
-        if let Ok(json) = serde_json::to_string(&context) {
-            self.context = json.into();
+        self.context = Arc::new(Context::of(context));
+    }
+
+    /// The call as handler reads it, called by `tool_name`.
+    pub fn handler_call<'a>(&'a self, tool_name: &'a str) -> HandlerCall<'a> {
+        HandlerCall {
+            tool_name,
+            params: &self.params,
+            context: &self.context,
         }
     }
 }
@@ -98,22 +110,23 @@ pub struct ContextKey {
     pub is_subagent: bool,
 }
 
-/// The task contexts of a host as handlers read them, written once per [`ContextKey`]: the
-/// rest of a context stays as it was for the host's life.
+/// The task contexts of a host as handlers read them, made once per [`ContextKey`] (and their
+/// JSON written once, when a handler first reads one): the rest of a context stays as it was
+/// for the host's life.
 #[derive(Default)]
 pub struct Contexts {
-    written: Mutex<Vec<(ContextKey, Arc<str>)>>,
+    made: Mutex<Vec<(ContextKey, Arc<Context>)>>,
 }
 
 impl Contexts {
-    /// The context for `key`, written by `build` the first time.
-    pub fn json(&self, key: ContextKey, build: impl FnOnce() -> TaskContext) -> Arc<str> {
-        let mut written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, json)) = written.iter().find(|(k, _)| *k == key) {
-            return json.clone();
+    /// The context for `key`, made by `build` the first time.
+    pub fn get(&self, key: ContextKey, build: impl FnOnce() -> TaskContext) -> Arc<Context> {
+        let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, context)) = made.iter().find(|(k, _)| *k == key) {
+            return context.clone();
         }
-        let json: Arc<str> = serde_json::to_string(&build()).unwrap_or_default().into();
-        written.push((key, json.clone()));
-        json
+        let context = Arc::new(Context::of(build()));
+        made.push((key, context.clone()));
+        context
     }
 }

@@ -10,8 +10,7 @@ use tool_api::model::ToolContent;
 use super::clock::HandlerClock;
 use super::prepare::PreparedCall;
 use super::services::HostCallServices;
-use crate::plugins::handler::Bounded;
-use crate::plugins::{CallData, RegisteredTool};
+use crate::plugins::{Ran, RegisteredTool};
 
 /// Runs `tool`'s handler for `call` with `services`. A handler in another process gives up
 /// after `timeout` itself (the tool sees its cancellation); one in this process runs until it
@@ -24,34 +23,22 @@ pub fn handler(
     timeout: Duration,
     clock: &HandlerClock,
 ) -> Result<ToolContent, CallError> {
-    let data = CallData {
-        tool_name: &services.tool,
-        call_id: "",
-        params_json: &call.params,
-        context_json: &call.context,
-    };
-    let handler = &tool.handler.handler;
-    let result = match handler.execute_bounded(&data, services, timeout) {
-        Some(Bounded::Ended(result, description)) => {
+    let handler_call = call.handler_call(&services.tool);
+    let ran = tool
+        .handler
+        .handler
+        .run(&handler_call, services, timeout, clock);
+    let result = match ran {
+        Ran::Ended(result, description) => {
             call.description = description;
             result
         }
-        Some(Bounded::TimedOut) => {
+        Ran::TimedOut => {
             services.cancellation.cancel();
             Err(timed_out(timeout))
         }
-        None => {
-            // Asked first, so that a caller giving the call up has it without the plugin.
-            let asked = describe(tool, &services.tool, call);
-            clock.started(asked.clone());
-            let (result, description) = handler.execute_described(&data, services);
-            if !clock.returned() {
-                // Given up by the caller, who has answered already; nothing more is done.
-                return Err(timed_out(timeout));
-            }
-            call.description = Some(description.unwrap_or(asked));
-            result
-        }
+        // Given up by the caller, who has answered already; nothing more is done.
+        Ran::GivenUp => return Err(timed_out(timeout)),
     };
     if let Err(e) = &result {
         if e.kind == ErrorKind::Panic {
@@ -75,10 +62,5 @@ pub fn timed_out(timeout: Duration) -> CallError {
 
 /// The handler's description of a call (`[read_file for 'a.txt']`).
 pub fn describe(tool: &RegisteredTool, name: &str, call: &PreparedCall) -> String {
-    tool.handler.handler.describe(&CallData {
-        tool_name: name,
-        call_id: "",
-        params_json: &call.params,
-        context_json: &call.context,
-    })
+    tool.handler.handler.describe(&call.handler_call(name))
 }

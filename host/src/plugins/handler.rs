@@ -4,78 +4,51 @@
 //! may ask of the host during a call through [`CallServices`]. A library loaded into this
 //! process implements the first and sees the second through the ABI adapter
 //! ([`super::abi`], the only host code that knows the ABI's types); a plugin served by a worker
-//! process implements the same traits over its channel. The payloads are the JSON documents of
-//! `tool_api::model` that already cross the ABI.
+//! process implements the same traits over its channel. A call reaches a handler typed
+//! ([`super::handler_call::HandlerCall`]); the adapter writes its JSON, once.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use super::handler_call::{HandlerCall, Ran, Watch};
 use crate::error::CallError;
 use serde_json::Value;
 use tool_api::model::{
     ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, ToolContent, ToolSpec,
 };
 
-/// One call as a handler reads it: every string borrowed for the call.
-#[derive(Debug, Clone, Copy)]
-pub struct CallData<'a> {
-    /// The name the tool was called by.
-    pub tool_name: &'a str,
-    /// The call's id.
-    pub call_id: &'a str,
-    /// The parameters, a JSON object.
-    pub params_json: &'a str,
-    /// The task context, a JSON `TaskContext`.
-    pub context_json: &'a str,
+/// A handler's specs that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[error("{reason}")]
+pub struct InvalidSpecs {
+    /// What is wrong with them (the JSON parser's message).
+    pub reason: String,
 }
 
 /// What the host asks of one handler.
 pub trait HandlerApi: Send + Sync {
     /// The specs of the names it serves.
-    fn specs(&self) -> Result<Vec<ToolSpec>, String>;
+    fn specs(&self) -> Result<Vec<ToolSpec>, InvalidSpecs>;
     /// The short description that prefixes a call's result.
-    fn describe(&self, call: &CallData<'_>) -> String;
-    /// Runs a complete call with this call's host services.
-    fn execute(
+    fn describe(&self, call: &HandlerCall<'_>) -> String;
+    /// Runs a complete call with this call's host services, and describes it.
+    ///
+    /// A handler in this process runs on the calling thread and marks its start and return
+    /// on `watch` (the caller keeps `timeout`, and may give the call up: [`Ran::GivenUp`]); a
+    /// handler in another process gives up after `timeout` itself, stopping the work
+    /// ([`Ran::TimedOut`]).
+    fn run(
         &self,
-        call: &CallData<'_>,
-        services: &dyn CallServices,
-    ) -> Result<ToolContent, CallError>;
-    /// [`HandlerApi::execute`], and the call's description when the handler answers it with
-    /// the result (one round trip for a handler in another process); `None`: the host asks
-    /// `describe`.
-    fn execute_described(
-        &self,
-        call: &CallData<'_>,
-        services: &dyn CallServices,
-    ) -> (Result<ToolContent, CallError>, Option<String>) {
-        (self.execute(call, services), None)
-    }
-    /// Runs the call on the calling thread and gives up after `timeout`, stopping the work
-    /// itself: a handler in another process needs no host thread to be abandoned at a
-    /// timeout. `None`: not offered; the host runs [`HandlerApi::execute_described`] on the
-    /// call's thread, its caller keeping the timeout.
-    fn execute_bounded(
-        &self,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: &dyn CallServices,
         timeout: Duration,
-    ) -> Option<Bounded> {
-        let _ = (call, services, timeout);
-        None
-    }
+        watch: &dyn Watch,
+    ) -> Ran;
     /// Shows a call that is still streaming (UI events only).
-    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), CallError>;
+    fn partial(&self, call: &HandlerCall<'_>, services: &dyn CallServices)
+        -> Result<(), CallError>;
     /// A handler extension: `method` with a JSON payload, answered with JSON.
     fn extension(&self, method: &str, payload: &Value) -> Result<Value, CallError>;
-}
-
-/// What a call run under a deadline ([`HandlerApi::execute_bounded`]) came to.
-pub enum Bounded {
-    /// It ended: its result and, when the handler describes with its result, its description.
-    Ended(Result<ToolContent, CallError>, Option<String>),
-    /// It ran past the deadline and was stopped.
-    TimedOut,
 }
 
 /// An opened plugin: its handlers, and how to stop it.

@@ -12,6 +12,7 @@ pub(crate) mod discovery;
 pub(crate) mod elf;
 pub(crate) mod error;
 pub mod handler;
+pub mod handler_call;
 pub(crate) mod index;
 pub mod isolation;
 pub mod loader;
@@ -22,5 +23,6 @@ pub(crate) mod sealed;
 pub(crate) mod watch;
 pub(crate) mod worker;
 
-pub use handler::{CallData, CallServices};
+pub use handler::CallServices;
+pub use handler_call::{Context, HandlerCall, Params, Ran};
 pub use registry::{Handler, LoadWarning, RegisteredTool, Registry};

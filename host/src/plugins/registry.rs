@@ -14,9 +14,9 @@ use tool_api::model::{ToolSpec, DYNAMIC_TOOLS_CAPABILITY, SPECS_FROM_ENVIRONMENT
 use super::discovery::library_files;
 use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::model::ToolContent;
 
-use super::handler::{CallData, CallServices, HandlerApi};
+use super::handler::{CallServices, HandlerApi};
+use super::handler_call::{HandlerCall, Ran, Watch};
 use super::index::PluginIndex;
 use super::isolation::Placement;
 use super::loader::{self, PluginInfo};
@@ -58,51 +58,31 @@ impl HandlerRef {
     }
 
     /// See [`HandlerApi::describe`].
-    pub fn describe(&self, call: &CallData<'_>) -> String {
+    pub fn describe(&self, call: &HandlerCall<'_>) -> String {
         match self.handler() {
             Ok(handler) => handler.describe(call),
             Err(_) => format!("[{}]", call.tool_name),
         }
     }
 
-    /// See [`HandlerApi::execute`].
-    pub fn execute(
+    /// See [`HandlerApi::run`]; a library that cannot be opened ends the call with why.
+    pub fn run(
         &self,
-        call: &CallData<'_>,
-        services: &dyn CallServices,
-    ) -> Result<ToolContent, CallError> {
-        self.handler()?.execute(call, services)
-    }
-
-    /// See [`HandlerApi::execute_described`].
-    pub fn execute_described(
-        &self,
-        call: &CallData<'_>,
-        services: &dyn CallServices,
-    ) -> (Result<ToolContent, CallError>, Option<String>) {
-        match self.handler() {
-            Ok(handler) => handler.execute_described(call, services),
-            Err(e) => (Err(e), None),
-        }
-    }
-
-    /// See [`HandlerApi::execute_bounded`]; `None` also when the library cannot be opened (the
-    /// unbounded path then reports why).
-    pub fn execute_bounded(
-        &self,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: &dyn CallServices,
         timeout: std::time::Duration,
-    ) -> Option<super::handler::Bounded> {
-        self.handler()
-            .ok()?
-            .execute_bounded(call, services, timeout)
+        watch: &dyn Watch,
+    ) -> Ran {
+        match self.handler() {
+            Ok(handler) => handler.run(call, services, timeout, watch),
+            Err(e) => Ran::Ended(Err(e), None),
+        }
     }
 
     /// See [`HandlerApi::partial`].
     pub fn partial(
         &self,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: &dyn CallServices,
     ) -> Result<(), CallError> {
         self.handler()?.partial(call, services)

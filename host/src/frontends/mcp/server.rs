@@ -197,7 +197,7 @@ impl McpServer {
         let deliver = move |outcome| {
             let _ = sender.send(outcome);
         };
-        let pending = match host.start_call(&tool, &params.to_string(), &options, deliver) {
+        let pending = match host.start_call(&tool, params, &options, deliver) {
             Ok(pending) => pending,
             Err(outcome) => return Some(result::call_result(&outcome)),
         };

@@ -1,16 +1,18 @@
 //! The handlers of a library loaded into this process, behind [`HandlerApi`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RErr, ROk, RStr};
 use serde_json::Value;
 use tool_api::abi::{HostServices_TO, ToolCall, ToolHandlerBox, ToolPluginV1Ref};
-use tool_api::model::{ToolContent, ToolSpec};
+use tool_api::model::ToolSpec;
 
 use super::services::AbiServices;
 use crate::error::{CallError, ErrorKind};
-use crate::plugins::handler::{CallData, CallServices, HandlerApi, OpenedPlugin};
+use crate::plugins::handler::{CallServices, HandlerApi, InvalidSpecs, OpenedPlugin};
+use crate::plugins::handler_call::{HandlerCall, Ran, Watch};
 
 /// An opened library: its root module and its handlers.
 pub struct InProcessPlugin {
@@ -44,13 +46,14 @@ impl OpenedPlugin for InProcessPlugin {
 /// One handler of an in-process library.
 struct InProcessHandler(ToolHandlerBox);
 
-/// The ABI form of a call; the strings stay borrowed.
-fn abi_call<'a>(call: &CallData<'a>) -> ToolCall<'a> {
+/// The ABI form of a call: its parameters and context as JSON, each written once for every
+/// use of the call.
+fn abi_call<'a>(call: &HandlerCall<'a>) -> ToolCall<'a> {
     ToolCall {
         tool_name: RStr::from(call.tool_name),
-        call_id: RStr::from(call.call_id),
-        params_json: RStr::from(call.params_json),
-        context_json: RStr::from(call.context_json),
+        call_id: RStr::from(""),
+        params_json: RStr::from(call.params.text()),
+        context_json: RStr::from(call.context.text()),
     }
 }
 
@@ -62,29 +65,45 @@ fn malformed(what: &str, e: &serde_json::Error) -> CallError {
 }
 
 impl HandlerApi for InProcessHandler {
-    fn specs(&self) -> Result<Vec<ToolSpec>, String> {
-        serde_json::from_str(self.0.specs_json().as_str()).map_err(|e| e.to_string())
+    fn specs(&self) -> Result<Vec<ToolSpec>, InvalidSpecs> {
+        serde_json::from_str(self.0.specs_json().as_str()).map_err(|e| InvalidSpecs {
+            reason: e.to_string(),
+        })
     }
 
-    fn describe(&self, call: &CallData<'_>) -> String {
+    fn describe(&self, call: &HandlerCall<'_>) -> String {
         self.0.describe(abi_call(call)).into_string()
     }
 
-    fn execute(
+    /// Describes first, so that a caller giving the call up has the description without the
+    /// plugin; the call's JSON is written for both once.
+    fn run(
         &self,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: &dyn CallServices,
-    ) -> Result<ToolContent, CallError> {
+        _timeout: Duration,
+        watch: &dyn Watch,
+    ) -> Ran {
+        let description = self.describe(call);
+        watch.started(&description);
         let adapter = AbiServices::new(services);
         let host = HostServices_TO::from_ptr(&adapter, TD_Opaque);
-        match self.0.execute(abi_call(call), host) {
+        let result = match self.0.execute(abi_call(call), host) {
             ROk(output) => serde_json::from_str(output.content_json.as_str())
                 .map_err(|e| malformed("content", &e)),
             RErr(e) => Err(e.into()),
+        };
+        if !watch.returned() {
+            return Ran::GivenUp;
         }
+        Ran::Ended(result, Some(description))
     }
 
-    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), CallError> {
+    fn partial(
+        &self,
+        call: &HandlerCall<'_>,
+        services: &dyn CallServices,
+    ) -> Result<(), CallError> {
         let adapter = AbiServices::new(services);
         let host = HostServices_TO::from_ptr(&adapter, TD_Opaque);
         self.0

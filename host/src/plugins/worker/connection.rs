@@ -26,7 +26,8 @@ use super::protocol::{
 };
 use crate::plugins::abi::library::Manifest;
 use crate::plugins::error::LoadError;
-use crate::plugins::{CallData, CallServices};
+use crate::plugins::handler::InvalidSpecs;
+use crate::plugins::{CallServices, HandlerCall};
 
 /// How long a worker may take to load its library and answer.
 const READY_TIMEOUT: Duration = Duration::from_secs(20);
@@ -92,7 +93,7 @@ pub struct Ready {
     /// The plugin's manifest.
     pub manifest: Manifest,
     /// Each handler's specs (or why they do not parse).
-    pub specs: Vec<Result<Vec<ToolSpec>, String>>,
+    pub specs: Vec<Result<Vec<ToolSpec>, InvalidSpecs>>,
 }
 
 impl Connection {
@@ -251,7 +252,7 @@ impl Connection {
         &self,
         handler: usize,
         op: Op,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: Option<&dyn CallServices>,
         deadline: Option<Instant>,
     ) -> Result<Value, Interrupted> {

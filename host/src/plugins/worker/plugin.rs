@@ -14,16 +14,15 @@ use std::time::{Duration, Instant};
 
 use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::model::{
-    TaskContext, ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD,
-};
+use tool_api::model::{ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD};
 
 use super::connection::{ended_error, Connection, Ending, Interrupted, Ready};
 use super::process::Launch;
 use super::protocol::Op;
 use crate::plugins::abi::library::Manifest;
 use crate::plugins::error::LoadError;
-use crate::plugins::handler::{Bounded, CallData, CallServices, HandlerApi, OpenedPlugin};
+use crate::plugins::handler::{CallServices, HandlerApi, InvalidSpecs, OpenedPlugin};
+use crate::plugins::handler_call::{HandlerCall, Ran, Watch};
 use crate::plugins::sealed::SealedLibrary;
 
 /// Crashes within [`CRASH_WINDOW`] that disable a plugin.
@@ -48,7 +47,7 @@ pub struct WorkerPlugin {
 struct Shared {
     name: String,
     launch: Launch,
-    specs: Vec<Result<Vec<ToolSpec>, String>>,
+    specs: Vec<Result<Vec<ToolSpec>, InvalidSpecs>>,
     /// The running workers, by the workspace roots their sandbox grants: a task over other
     /// roots than the host's (an MCP session following its client's roots) gets a worker of
     /// its own, granted its roots.
@@ -284,7 +283,7 @@ impl WorkerHandler {
     fn request(
         &self,
         op: Op,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: Option<&dyn CallServices>,
     ) -> Result<Value, CallError> {
         self.request_until(op, call, services, None)
@@ -295,7 +294,7 @@ impl WorkerHandler {
     fn request_until(
         &self,
         op: Op,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: Option<&dyn CallServices>,
         deadline: Option<Instant>,
     ) -> Option<Result<Value, CallError>> {
@@ -344,56 +343,50 @@ fn malformed(e: &serde_json::Error) -> CallError {
 }
 
 impl HandlerApi for WorkerHandler {
-    fn specs(&self) -> Result<Vec<ToolSpec>, String> {
+    fn specs(&self) -> Result<Vec<ToolSpec>, InvalidSpecs> {
         self.shared
             .specs
             .get(self.index)
             .cloned()
-            .unwrap_or_else(|| Err("no such handler".to_string()))
+            .unwrap_or_else(|| {
+                Err(InvalidSpecs {
+                    reason: "no such handler".to_string(),
+                })
+            })
     }
 
-    fn describe(&self, call: &CallData<'_>) -> String {
+    fn describe(&self, call: &HandlerCall<'_>) -> String {
         match self.request(Op::Describe, call, None) {
             Ok(Value::String(text)) => text,
             _ => format!("[{}]", call.tool_name),
         }
     }
 
-    fn execute(
+    /// One round trip: the worker describes the call with its result, and keeps the
+    /// deadline, stopping the work past it; no host thread waits to be abandoned (`watch` is
+    /// not marked).
+    fn run(
         &self,
-        call: &CallData<'_>,
-        services: &dyn CallServices,
-    ) -> Result<ToolContent, CallError> {
-        self.execute_described(call, services).0
-    }
-
-    fn execute_described(
-        &self,
-        call: &CallData<'_>,
-        services: &dyn CallServices,
-    ) -> (Result<ToolContent, CallError>, Option<String>) {
-        Self::described(self.request(Op::Execute, call, Some(services)))
-    }
-
-    fn execute_bounded(
-        &self,
-        call: &CallData<'_>,
+        call: &HandlerCall<'_>,
         services: &dyn CallServices,
         timeout: Duration,
-    ) -> Option<Bounded> {
+        _watch: &dyn Watch,
+    ) -> Ran {
         let deadline = Instant::now() + timeout;
-        Some(
-            match self.request_until(Op::Execute, call, Some(services), Some(deadline)) {
-                None => Bounded::TimedOut,
-                Some(answer) => {
-                    let (result, description) = Self::described(answer);
-                    Bounded::Ended(result, description)
-                }
-            },
-        )
+        match self.request_until(Op::Execute, call, Some(services), Some(deadline)) {
+            None => Ran::TimedOut,
+            Some(answer) => {
+                let (result, description) = Self::described(answer);
+                Ran::Ended(result, description)
+            }
+        }
     }
 
-    fn partial(&self, call: &CallData<'_>, services: &dyn CallServices) -> Result<(), CallError> {
+    fn partial(
+        &self,
+        call: &HandlerCall<'_>,
+        services: &dyn CallServices,
+    ) -> Result<(), CallError> {
         self.request(Op::Partial, call, Some(services)).map(|_| ())
     }
 
@@ -425,12 +418,9 @@ impl HandlerApi for WorkerHandler {
 }
 
 /// The workspace roots of the task a call runs in (from its context), when it names them.
-fn task_roots(call: &CallData<'_>) -> Option<Vec<PathBuf>> {
-    let context: TaskContext = serde_json::from_str(call.context_json).ok()?;
-    let roots: Vec<PathBuf> = context
-        .workspace_roots
-        .into_iter()
-        .map(|root| PathBuf::from(root.path))
+fn task_roots(call: &HandlerCall<'_>) -> Option<Vec<PathBuf>> {
+    let roots: Vec<PathBuf> = (call.context.value()?.workspace_roots.iter())
+        .map(|root| PathBuf::from(&root.path))
         .collect();
     (!roots.is_empty()).then_some(roots)
 }

@@ -14,7 +14,8 @@ use tool_api::model::{ApprovalRequest, ToolSpec};
 
 use crate::plugins::abi::library::Manifest;
 use crate::plugins::error::LoadError;
-use crate::plugins::CallData;
+use crate::plugins::handler::InvalidSpecs;
+use crate::plugins::handler_call::{Context, HandlerCall, Params};
 
 /// The largest frame either side accepts (a result of a few hundred megabytes is a fault).
 pub const MAX_FRAME_BYTES: usize = 512 << 20;
@@ -73,13 +74,12 @@ pub enum Op {
     Describe,
 }
 
-/// A call's strings, owned for the channel.
+/// A call on the channel: its parameters and context as the JSON the library reads, written
+/// by the host once.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WireCall {
     /// The name the tool was called by.
     pub tool_name: String,
-    /// The call's id.
-    pub call_id: String,
     /// The parameters, a JSON object.
     pub params_json: String,
     /// The task context, a JSON `TaskContext`.
@@ -87,23 +87,40 @@ pub struct WireCall {
 }
 
 impl WireCall {
-    /// The owned form of `call`.
-    pub fn of(call: &CallData<'_>) -> Self {
+    /// The channel's form of `call`.
+    pub fn of(call: &HandlerCall<'_>) -> Self {
         Self {
             tool_name: call.tool_name.to_string(),
-            call_id: call.call_id.to_string(),
-            params_json: call.params_json.to_string(),
-            context_json: call.context_json.to_string(),
+            params_json: call.params.text().to_string(),
+            context_json: call.context.text().to_string(),
         }
     }
 
-    /// The borrowed form the handler reads.
-    pub fn data(&self) -> CallData<'_> {
-        CallData {
+    /// The call as the worker passes it on to its library: its parameters and context as
+    /// they came, text the library parses.
+    pub fn received(self) -> Received {
+        Received {
+            tool_name: self.tool_name,
+            params: Params::from_text(self.params_json),
+            context: Context::from_text(self.context_json),
+        }
+    }
+}
+
+/// A call a worker received ([`WireCall::received`]).
+pub struct Received {
+    tool_name: String,
+    params: Params,
+    context: Context,
+}
+
+impl Received {
+    /// The call, as its handler reads it.
+    pub fn call(&self) -> HandlerCall<'_> {
+        HandlerCall {
             tool_name: &self.tool_name,
-            call_id: &self.call_id,
-            params_json: &self.params_json,
-            context_json: &self.context_json,
+            params: &self.params,
+            context: &self.context,
         }
     }
 }
@@ -117,7 +134,7 @@ pub enum FromWorker {
         /// The plugin's manifest.
         manifest: Manifest,
         /// Each handler's specs, or why they do not parse.
-        specs: Vec<Result<Vec<ToolSpec>, String>>,
+        specs: Vec<Result<Vec<ToolSpec>, InvalidSpecs>>,
     },
     /// The library could not be loaded; the worker exits after this.
     Refused {

@@ -15,6 +15,7 @@ use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
@@ -25,6 +26,7 @@ use super::protocol::{read_frame, FromWorker, Op, ToWorker};
 use super::remote::{Link, RemoteServices};
 use crate::plugins::error::LoadError;
 use crate::plugins::handler::{Cancellation, HandlerApi, OpenedPlugin};
+use crate::plugins::handler_call::{HandlerCall, Ran, Unwatched};
 use crate::plugins::loader;
 use crate::plugins::sealed::ReceivedLibrary;
 
@@ -194,7 +196,8 @@ impl Serving {
                     cancellation,
                 };
                 let handler = self.plugin.handlers().get(handler).cloned();
-                let result = perform(handler.as_deref(), op, &call.data(), &services);
+                let call = call.received();
+                let result = perform(handler.as_deref(), op, &call.call(), &services);
                 link.calls().remove(&id);
                 link.send(&FromWorker::Done {
                     id,
@@ -245,14 +248,20 @@ fn no_handler() -> CallError {
 fn perform(
     handler: Option<&dyn HandlerApi>,
     op: Op,
-    call: &crate::plugins::CallData<'_>,
+    call: &HandlerCall<'_>,
     services: &RemoteServices,
 ) -> Result<Value, CallError> {
     let handler = handler.ok_or_else(no_handler)?;
     match op {
         Op::Execute => {
-            let description = handler.describe(call);
-            let content = handler.execute(call, services)?;
+            // The host keeps the call's deadline, and stops this process past it.
+            let (content, description) =
+                match handler.run(call, services, Duration::MAX, &Unwatched) {
+                    Ran::Ended(result, description) => (result?, description),
+                    Ran::TimedOut | Ran::GivenUp => {
+                        return Err(CallError::new(ErrorKind::Timeout, "timed out"))
+                    }
+                };
             let content = serde_json::to_value(content)
                 .map_err(|e| CallError::new(ErrorKind::Internal, e.to_string()))?;
             Ok(serde_json::json!({"content": content, "description": description}))
