@@ -61,6 +61,6 @@ pub use permissions::{ApprovalMode, CommandPermissions, Workspace};
 pub use plugins::bundle::sha256_file;
 pub use plugins::isolation::Placement;
 pub use plugins::{LoadWarning, RegisteredTool, Registry};
-pub use settings::{Isolation, Settings};
+pub use settings::{InvalidSettings, Isolation, Settings, SettingsError, UnknownKey};
 pub use tool_api::workspace::RootSpec;
 pub use ui::{HeadlessUi, StderrUi, Ui};

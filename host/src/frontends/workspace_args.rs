@@ -39,7 +39,7 @@ impl WorkspaceArgs {
 pub fn open_workspace(roots: &[RootSpec], settings: &Settings) -> Result<Workspace, String> {
     let configured;
     let roots = if roots.is_empty() {
-        configured = settings.workspace.root_specs()?;
+        configured = settings.workspace.root_specs().map_err(|e| e.to_string())?;
         &configured[..]
     } else {
         roots
@@ -110,9 +110,11 @@ mod tests {
         let missing = format!("[workspace]\nroots = [\"{}/nope\"]\n", a.path().display());
         assert!(Settings::from_toml(&missing)
             .unwrap_err()
+            .to_string()
             .contains("workspace.roots"));
         assert!(Settings::from_toml("[workspace]\nroot = []\n")
             .unwrap_err()
+            .to_string()
             .contains("roots"));
     }
 }

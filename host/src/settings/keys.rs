@@ -9,6 +9,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
+use super::error::{InvalidSettings, UnknownKey};
 use super::plugins::PluginOptions;
 use super::sections::{AutoApprove, HookSettings, Limits, WorkspaceSettings};
 
@@ -17,7 +18,7 @@ const AGENT_KEYS: [&str; 3] = ["mode", "parallel_tool_calling", "yolo"];
 
 /// What one check found: warnings to show (an unknown key is an error instead in the typed
 /// sections).
-pub(super) fn check(raw: &Value) -> Result<Vec<String>, String> {
+pub(super) fn check(raw: &Value) -> Result<Vec<String>, InvalidSettings> {
     let mut warnings = Vec::new();
     let Some(top) = raw.as_object() else {
         return Ok(warnings);
@@ -30,8 +31,8 @@ pub(super) fn check(raw: &Value) -> Result<Vec<String>, String> {
         .collect();
     for (name, keys) in &typed {
         if let Some(section) = top.get(*name).and_then(Value::as_object) {
-            if let Some(problem) = unknown(section.keys(), keys).into_iter().next() {
-                return Err(format!("[{name}]: {problem}"));
+            if let Some(slip) = unknown(section.keys(), keys).into_iter().next() {
+                return Err(unknown_in(name, slip));
             }
         }
     }
@@ -41,13 +42,13 @@ pub(super) fn check(raw: &Value) -> Result<Vec<String>, String> {
             .iter()
             .filter(|(_, v)| !v.is_object())
             .map(|(k, _)| k);
-        if let Some(problem) = unknown(defaults, &keys).into_iter().next() {
-            return Err(format!("[plugins]: {problem}"));
+        if let Some(slip) = unknown(defaults, &keys).into_iter().next() {
+            return Err(unknown_in("plugins", slip));
         }
         for (plugin, table) in plugins.iter().filter(|(_, v)| v.is_object()) {
             let table = table.as_object().into_iter().flat_map(|t| t.keys());
-            if let Some(problem) = unknown(table, &keys).into_iter().next() {
-                return Err(format!("[plugins.{plugin}]: {problem}"));
+            if let Some(slip) = unknown(table, &keys).into_iter().next() {
+                return Err(unknown_in(&format!("plugins.{plugin}"), slip));
             }
         }
     }
@@ -66,6 +67,13 @@ pub(super) fn check(raw: &Value) -> Result<Vec<String>, String> {
         }
     }
     Ok(warnings)
+}
+
+fn unknown_in(section: &str, unknown: UnknownKey) -> InvalidSettings {
+    InvalidSettings::UnknownKey {
+        section: section.to_string(),
+        unknown,
+    }
 }
 
 /// The typed sections and their keys (the fields of their defaults).
@@ -89,13 +97,14 @@ fn fields(value: &impl serde::Serialize) -> Vec<String> {
     }
 }
 
-/// A sentence per key of `present` that is not in `known`.
-fn unknown<'a>(present: impl Iterator<Item = &'a String>, known: &[String]) -> Vec<String> {
+/// The keys of `present` that are not in `known`.
+fn unknown<'a>(present: impl Iterator<Item = &'a String>, known: &[String]) -> Vec<UnknownKey> {
     present
         .filter(|key| !known.contains(key))
-        .map(|key| match nearest(key, known.iter().map(String::as_str)) {
-            Some(near) => format!("unknown key `{key}` (did you mean `{near}`?)"),
-            None => format!("unknown key `{key}` (the keys are: {})", known.join(", ")),
+        .map(|key| UnknownKey {
+            key: key.clone(),
+            nearest: nearest(key, known.iter().map(String::as_str)).map(str::to_string),
+            known: known.to_vec(),
         })
         .collect()
 }
@@ -142,6 +151,11 @@ pub(super) fn warn_once(message: String) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The check's warnings, or its error as the user reads it.
+    fn check(raw: &Value) -> Result<Vec<String>, String> {
+        super::check(raw).map_err(|e| e.to_string())
+    }
 
     #[test]
     fn slips_are_named_with_the_nearest_key() {

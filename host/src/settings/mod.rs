@@ -9,6 +9,7 @@
 //! helper the tools use for theirs); a configured directory to read that does not exist is an
 //! error naming the key; misspelled keys of the host's own sections are named ([`keys`]).
 
+mod error;
 mod keys;
 mod plugins;
 mod sections;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use error::{InvalidSettings, SettingsError, UnknownKey};
 pub use plugins::{FsGrant, Isolation, PluginOptions, PluginsSettings};
 pub use sections::{AutoApprove, HookSettings, Limits, WorkspaceSettings};
 
@@ -37,35 +39,6 @@ pub struct Settings {
     raw: Value,
     /// Where the settings came from, if from a file.
     pub source: Option<PathBuf>,
-}
-
-/// A settings file that could not be read or parsed.
-#[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
-    /// The file exists but cannot be read.
-    #[error("cannot read settings file {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML or has a wrong value.
-    #[error("invalid settings file {path}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-    /// A path the file configures cannot be used (it does not exist, say).
-    #[error("settings file {path}: {message}")]
-    Unusable {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, naming the key.
-        message: String,
-    },
 }
 
 /// toolhost's configuration directory: `$XDG_CONFIG_HOME/toolhost`, else
@@ -122,18 +95,21 @@ impl Settings {
             source,
         })?;
         let (mut settings, warnings) =
-            Self::parse(&text).map_err(|message| SettingsError::Parse {
+            Self::parse(&text).map_err(|source| SettingsError::Parse {
                 path: path.to_path_buf(),
-                message,
+                source: Box::new(source),
             })?;
         for warning in warnings {
             keys::warn_once(format!("settings file {}: {warning}", path.display()));
         }
         if let Some(dir) = &settings.hooks.dir {
-            tool_api::sdk::paths::existing_dir("hooks.dir", dir).map_err(|message| {
+            tool_api::sdk::paths::existing_dir("hooks.dir", dir).map_err(|reason| {
                 SettingsError::Unusable {
                     path: path.to_path_buf(),
-                    message,
+                    source: Box::new(InvalidSettings::Path {
+                        key: "hooks.dir",
+                        reason,
+                    }),
                 }
             })?;
         }
@@ -142,7 +118,7 @@ impl Settings {
     }
 
     /// Parses settings from TOML text (warnings are logged once per process).
-    pub fn from_toml(text: &str) -> Result<Self, String> {
+    pub fn from_toml(text: &str) -> Result<Self, InvalidSettings> {
         let (settings, warnings) = Self::parse(text)?;
         for warning in warnings {
             keys::warn_once(format!("settings: {warning}"));
@@ -151,30 +127,27 @@ impl Settings {
     }
 
     /// Parses settings from TOML text; also returns what to warn about.
-    fn parse(text: &str) -> Result<(Self, Vec<String>), String> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
-        let raw = serde_json::to_value(&table).map_err(|e| e.to_string())?;
+    fn parse(text: &str) -> Result<(Self, Vec<String>), InvalidSettings> {
+        let table: toml::Table = text.parse()?;
+        let raw = serde_json::to_value(&table)?;
         let section = |name: &str| {
             raw.get(name)
                 .cloned()
                 .unwrap_or(Value::Object(Default::default()))
         };
         let warnings = keys::check(&raw)?;
-        let auto_approve = serde_json::from_value(section("auto_approve"))
-            .map_err(|e| format!("[auto_approve]: {e}"))?;
-        let limits =
-            serde_json::from_value(section("limits")).map_err(|e| format!("[limits]: {e}"))?;
-        let mut hooks: HookSettings =
-            serde_json::from_value(section("hooks")).map_err(|e| format!("[hooks]: {e}"))?;
-        let path = |key: &str| {
+        let auto_approve: AutoApprove = typed(section("auto_approve"), "auto_approve")?;
+        let limits: Limits = typed(section("limits"), "limits")?;
+        let mut hooks: HookSettings = typed(section("hooks"), "hooks")?;
+        let path = |key: &'static str| {
             let value = key.split('.').try_fold(&raw, |value, part| value.get(part));
             tool_api::sdk::paths::setting_path(key, value)
+                .map_err(|reason| InvalidSettings::Path { key, reason })
         };
         hooks.dir = path("hooks.dir")?;
         hooks.trust_file = path("hooks.trust_file")?;
         let plugins = PluginsSettings::from_section(&section("plugins"))?;
-        let workspace: WorkspaceSettings = serde_json::from_value(section("workspace"))
-            .map_err(|e| format!("[workspace]: {e}"))?;
+        let workspace: WorkspaceSettings = typed(section("workspace"), "workspace")?;
         workspace.root_specs()?;
         let settings = Self {
             auto_approve,
@@ -198,6 +171,17 @@ impl Settings {
         key.split('.')
             .try_fold(&self.raw, |value, part| value.get(part))
     }
+}
+
+/// A typed section from its JSON; an error names the section.
+fn typed<T: serde::de::DeserializeOwned>(
+    value: Value,
+    section: &str,
+) -> Result<T, InvalidSettings> {
+    serde_json::from_value(value).map_err(|source| InvalidSettings::Section {
+        section: section.to_string(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -237,7 +221,40 @@ mod tests {
     fn unknown_approval_keys_are_errors() {
         let err = Settings::from_toml("[auto_approve]\nedit_file = true\n")
             .err()
+            .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(err.contains("edit_file"), "{err}");
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong_and_where() {
+        let unknown = Settings::from_toml("[plugins.read_file]\nnetwrk = true\n").err();
+        assert!(
+            matches!(
+                &unknown,
+                Some(InvalidSettings::UnknownKey { section, unknown })
+                    if section == "plugins.read_file"
+                        && unknown.nearest.as_deref() == Some("network")
+            ),
+            "{unknown:?}"
+        );
+        let wrong = Settings::from_toml("[limits]\ncall_timeout_secs = \"soon\"\n").err();
+        assert!(
+            matches!(&wrong, Some(InvalidSettings::Section { section, .. }) if section == "limits"),
+            "{wrong:?}"
+        );
+        let path = Settings::from_toml("[hooks]\ndir = \"${env:\"\n").err();
+        assert!(
+            matches!(
+                &path,
+                Some(InvalidSettings::Path {
+                    key: "hooks.dir",
+                    ..
+                })
+            ),
+            "{path:?}"
+        );
+        let toml = Settings::from_toml("[limits\n").err();
+        assert!(matches!(&toml, Some(InvalidSettings::Toml(_))), "{toml:?}");
     }
 }

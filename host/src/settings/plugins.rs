@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::error::InvalidSettings;
+
 /// Where a plugin runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -95,26 +97,34 @@ pub struct PluginsSettings {
 
 impl PluginsSettings {
     /// Parses the section (a JSON object from the TOML); `null` is the defaults.
-    pub fn from_section(section: &Value) -> Result<Self, String> {
+    pub fn from_section(section: &Value) -> Result<Self, InvalidSettings> {
         let Some(table) = section.as_object() else {
             return match section {
                 Value::Null => Ok(Self::default()),
-                _ => Err("[plugins] must be a table".to_string()),
+                _ => Err(InvalidSettings::NotATable { section: "plugins" }),
             };
         };
         let mut defaults = serde_json::Map::new();
         let mut by_name = BTreeMap::new();
         for (key, value) in table {
             if value.is_object() {
-                let options = serde_json::from_value(value.clone())
-                    .map_err(|e| format!("[plugins.{key}]: {e}"))?;
+                let options = serde_json::from_value(value.clone()).map_err(|source| {
+                    InvalidSettings::Section {
+                        section: format!("plugins.{key}"),
+                        source,
+                    }
+                })?;
                 by_name.insert(key.clone(), options);
             } else {
                 defaults.insert(key.clone(), value.clone());
             }
         }
-        let defaults = serde_json::from_value(Value::Object(defaults))
-            .map_err(|e| format!("[plugins]: {e}"))?;
+        let defaults = serde_json::from_value(Value::Object(defaults)).map_err(|source| {
+            InvalidSettings::Section {
+                section: "plugins".to_string(),
+                source,
+            }
+        })?;
         Ok(Self { defaults, by_name })
     }
 

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::error::InvalidSettings;
+
 /// Which approval categories are granted without asking (Cline's auto-approval settings).
 ///
 /// The defaults differ from Cline's on purpose: only reads inside the workspace are
@@ -152,8 +154,9 @@ pub struct WorkspaceSettings {
 
 impl WorkspaceSettings {
     /// The roots the settings name, expanded; empty when none.
-    pub fn root_specs(&self) -> Result<Vec<tool_api::workspace::RootSpec>, String> {
+    pub fn root_specs(&self) -> Result<Vec<tool_api::workspace::RootSpec>, InvalidSettings> {
         use tool_api::workspace::RootSpec;
+        const KEY: &str = "workspace.roots";
         self.roots
             .iter()
             .map(|entry| {
@@ -162,8 +165,9 @@ impl WorkspaceSettings {
                     _ => (None, entry.as_str()),
                 };
                 let path = tool_api::sdk::paths::expand(path)
-                    .map_err(|e| format!("workspace.roots: {e}"))?;
-                tool_api::sdk::paths::existing_dir("workspace.roots", &path)?;
+                    .map_err(|reason| InvalidSettings::Expand { key: KEY, reason })?;
+                tool_api::sdk::paths::existing_dir(KEY, &path)
+                    .map_err(|reason| InvalidSettings::Path { key: KEY, reason })?;
                 Ok(match name {
                     Some(name) => RootSpec::named(name, path),
                     None => RootSpec::unnamed(path),
