@@ -218,11 +218,11 @@ impl Registry {
     /// loading; they come first. `admit` sees each loaded plugin and may refuse it: its message
     /// becomes the warning and no name registers (the library stays mapped, as every library
     /// does). Only tool names for which `enabled` is true stay registered.
-    pub fn load_files(
+    pub fn load_files<Refusal: std::fmt::Display>(
         files: &[PathBuf],
         placement: &Placement,
         earlier: Vec<LoadWarning>,
-        admit: impl Fn(&Path, &PluginInfo) -> Result<(), String>,
+        admit: impl Fn(&Path, &PluginInfo) -> Result<(), Refusal>,
         enabled: impl Fn(&str) -> bool,
     ) -> Self {
         let mut registry = Self::default();
@@ -232,7 +232,11 @@ impl Registry {
         for file in files {
             let loaded = loader::load_placed(file, placement, false)
                 .map_err(|e| e.to_string())
-                .and_then(|info| admit(file, &info).map(|()| info))
+                .and_then(|info| {
+                    admit(file, &info)
+                        .map(|()| info)
+                        .map_err(|refusal| refusal.to_string())
+                })
                 .and_then(|info| Ok((info.handler_specs()?, info)));
             match loaded {
                 Ok((specs, info)) => registry.add_plugin(file, info, specs),

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::error::ManifestError;
 use crate::settings::{AutoApprove, Isolation, PluginOptions};
 
 /// A parsed `bundle.toml`.
@@ -67,20 +68,20 @@ pub struct Policy {
 
 impl Manifest {
     /// Parses and checks manifest text: library names are plain file names, requirements parse.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let manifest: Self = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Self, ManifestError> {
+        let manifest: Self = toml::from_str(text)?;
         for entry in &manifest.plugins {
             if Path::new(&entry.library).file_name() != Some(entry.library.as_ref()) {
-                return Err(format!(
-                    "library '{}' must be a file name inside the bundle directory",
-                    entry.library
-                ));
+                return Err(ManifestError::LibraryPath {
+                    library: entry.library.clone(),
+                });
             }
-            semver::VersionReq::parse(&entry.version).map_err(|e| {
-                format!(
-                    "library '{}': version requirement '{}': {e}",
-                    entry.library, entry.version
-                )
+            semver::VersionReq::parse(&entry.version).map_err(|source| {
+                ManifestError::VersionRequirement {
+                    library: entry.library.clone(),
+                    requirement: entry.version.clone(),
+                    source,
+                }
             })?;
         }
         Ok(manifest)

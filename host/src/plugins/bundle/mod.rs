@@ -61,7 +61,7 @@ pub const SIGNATURE_FILE: &str = "bundle.toml.sig";
 
 /// SHA-256 of a file, lowercase hex.
 pub fn sha256_file(path: &Path) -> Result<String, BundleError> {
-    let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
+    let bytes = std::fs::read(path).map_err(|e| read_error(path, e))?;
     Ok(hex::encode(Sha256::digest(&bytes)))
 }
 
@@ -74,16 +74,14 @@ pub fn generate_keys(prefix: &Path) -> Result<(PathBuf, PathBuf), BundleError> {
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options
-        .open(&secret)
-        .map_err(|e| write_error(&secret, &e))?;
+    let mut file = options.open(&secret).map_err(|e| write_error(&secret, e))?;
     std::io::Write::write_all(
         &mut file,
         format!("{}\n", hex::encode(key.to_bytes())).as_bytes(),
     )
-    .map_err(|e| write_error(&secret, &e))?;
+    .map_err(|e| write_error(&secret, e))?;
     let public_hex = format!("{}\n", hex::encode(key.verifying_key().to_bytes()));
-    std::fs::write(&public, public_hex).map_err(|e| write_error(&public, &e))?;
+    std::fs::write(&public, public_hex).map_err(|e| write_error(&public, e))?;
     Ok((secret, public))
 }
 
@@ -96,7 +94,7 @@ fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
 
 /// Reads a 32-byte key file: 64 hex digits (whitespace around them ignored) or raw bytes.
 fn read_key_bytes(path: &Path) -> Result<[u8; 32], BundleError> {
-    let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
+    let bytes = std::fs::read(path).map_err(|e| read_error(path, e))?;
     let decoded = std::str::from_utf8(&bytes)
         .ok()
         .and_then(|text| hex::decode(text.trim()).ok());
@@ -116,24 +114,24 @@ pub fn read_secret_key(path: &Path) -> Result<SigningKey, BundleError> {
 /// Reads a public key file.
 pub fn read_public_key(path: &Path) -> Result<VerifyingKey, BundleError> {
     let bytes = read_key_bytes(path)?;
-    VerifyingKey::from_bytes(&bytes).map_err(|e| BundleError::NotAPublicKey {
+    VerifyingKey::from_bytes(&bytes).map_err(|source| BundleError::NotAPublicKey {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        source,
     })
 }
 
 /// Signs `DIR/bundle.toml` (its exact bytes) into `DIR/bundle.toml.sig`.
 pub fn sign(dir: &Path, key: &SigningKey) -> Result<PathBuf, BundleError> {
     let manifest = dir.join(MANIFEST_FILE);
-    let bytes = std::fs::read(&manifest).map_err(|e| read_error(&manifest, &e))?;
-    Manifest::parse(&String::from_utf8_lossy(&bytes)).map_err(|message| BundleError::Manifest {
+    let bytes = std::fs::read(&manifest).map_err(|e| read_error(&manifest, e))?;
+    Manifest::parse(&String::from_utf8_lossy(&bytes)).map_err(|source| BundleError::Manifest {
         path: manifest.clone(),
-        message,
+        source,
     })?;
     let signature = key.sign(&bytes);
     let out = dir.join(SIGNATURE_FILE);
     std::fs::write(&out, format!("{}\n", hex::encode(signature.to_bytes())))
-        .map_err(|e| write_error(&out, &e))?;
+        .map_err(|e| write_error(&out, e))?;
     Ok(out)
 }
 
@@ -141,9 +139,9 @@ pub fn sign(dir: &Path, key: &SigningKey) -> Result<PathBuf, BundleError> {
 /// bundle may be trusted.
 pub fn verified_manifest(dir: &Path, key: &VerifyingKey) -> Result<Manifest, BundleError> {
     let path = dir.join(MANIFEST_FILE);
-    let bytes = std::fs::read(&path).map_err(|e| read_error(&path, &e))?;
+    let bytes = std::fs::read(&path).map_err(|e| read_error(&path, e))?;
     let sig_path = dir.join(SIGNATURE_FILE);
-    let sig_text = std::fs::read_to_string(&sig_path).map_err(|e| read_error(&sig_path, &e))?;
+    let sig_text = std::fs::read_to_string(&sig_path).map_err(|e| read_error(&sig_path, e))?;
     let signature = hex::decode(sig_text.trim())
         .ok()
         .and_then(|bytes| Signature::from_slice(&bytes).ok())
@@ -151,11 +149,11 @@ pub fn verified_manifest(dir: &Path, key: &VerifyingKey) -> Result<Manifest, Bun
     key.verify(&bytes, &signature)
         .map_err(|_| BundleError::Unverified)?;
     Manifest::parse(&String::from_utf8_lossy(&bytes))
-        .map_err(|message| BundleError::Manifest { path, message })
+        .map_err(|source| BundleError::Manifest { path, source })
 }
 
 /// A bundle directory whose signature was checked: the manifest, or why it is not trusted.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Opened {
     dir: PathBuf,
     manifest: Result<Manifest, BundleError>,
@@ -244,7 +242,7 @@ impl Opened {
                     &[],
                     placement,
                     vec![warning],
-                    |_, _| Ok(()),
+                    |_, _| Ok::<(), BundleError>(()),
                     |_| false,
                 );
             }
@@ -268,10 +266,11 @@ impl Opened {
                 let text = requirements.get(file).map(String::as_str).unwrap_or("");
                 match semver::VersionReq::parse(text) {
                     Ok(req) if req.matches(&info.version) => Ok(()),
-                    _ => Err(format!(
-                        "plugin '{}' {} is outside the bundle's requirement '{text}'; not loaded",
-                        info.name, info.version
-                    )),
+                    _ => Err(BundleError::OutsideRequirement {
+                        plugin: info.name.clone(),
+                        version: info.version.clone(),
+                        requirement: text.to_string(),
+                    }),
                 }
             },
             |name| {
@@ -410,12 +409,13 @@ pub fn inspect(dir: &Path, key: Option<&VerifyingKey>) -> Value {
 
 fn unverified_manifest(dir: &Path) -> Result<Manifest, BundleError> {
     let path = dir.join(MANIFEST_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| read_error(&path, &e))?;
-    Manifest::parse(&text).map_err(|message| BundleError::Manifest { path, message })
+    let text = std::fs::read_to_string(&path).map_err(|e| read_error(&path, e))?;
+    Manifest::parse(&text).map_err(|source| BundleError::Manifest { path, source })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::error::ManifestError;
     use super::*;
 
     #[test]
@@ -428,17 +428,17 @@ mod tests {
         sign(dir.path(), &read_secret_key(&secret)?)?;
         let key = read_public_key(&public)?;
         assert_eq!(
-            verified_manifest(dir.path(), &key).map(|m| m.bundle),
-            Ok(BundleInfo {
+            verified_manifest(dir.path(), &key).ok().map(|m| m.bundle),
+            Some(BundleInfo {
                 name: "b".into(),
                 version: "1.0.0".into()
             })
         );
         std::fs::write(&path, format!("{manifest}\n"))?;
-        assert_eq!(
-            verified_manifest(dir.path(), &key).err(),
-            Some(BundleError::Unverified)
-        );
+        assert!(matches!(
+            verified_manifest(dir.path(), &key),
+            Err(BundleError::Unverified)
+        ));
         Ok(())
     }
 
@@ -457,9 +457,14 @@ mod tests {
     #[test]
     fn library_names_must_stay_inside_the_bundle() {
         let text = "[bundle]\nname = \"b\"\nversion = \"1\"\n[[plugins]]\nlibrary = \"../x.so\"\nversion = \"*\"\nsha256 = \"\"\n";
+        let error = Manifest::parse(text).err();
+        assert!(
+            matches!(&error, Some(ManifestError::LibraryPath { library }) if library == "../x.so"),
+            "{error:?}"
+        );
         assert_eq!(
-            Manifest::parse(text),
-            Err("library '../x.so' must be a file name inside the bundle directory".to_string())
+            error.map(|e| e.to_string()).as_deref(),
+            Some("library '../x.so' must be a file name inside the bundle directory")
         );
     }
 }
