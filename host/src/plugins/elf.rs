@@ -24,43 +24,106 @@ type Header = elf::FileHeader64<Endianness>;
 #[cfg(not(target_pointer_width = "64"))]
 type Header = elf::FileHeader32<Endianness>;
 
+/// Why a library file is not a complete ELF shared object for this machine.
+#[derive(Debug, thiserror::Error)]
+pub enum ElfError {
+    /// The file cannot be opened.
+    #[error("cannot open it: {0}")]
+    Open(#[source] std::io::Error),
+    /// Its size cannot be read.
+    #[error("its size cannot be read")]
+    Size,
+    /// It does not start with the ELF magic.
+    #[error("not an ELF file")]
+    NotElf,
+    /// It ends before a part the loader reads.
+    #[error("truncated: {what} needs {needed} bytes, the file has {size}")]
+    Truncated {
+        /// The part (`the ELF header`, `program header 0 (PT_LOAD)`).
+        what: String,
+        /// Where the part ends.
+        needed: u64,
+        /// The file's size.
+        size: u64,
+    },
+    /// Its header is not of this machine's class (32 or 64 bits).
+    #[error("not an ELF file of this machine's class: {0}")]
+    Class(#[source] object::Error),
+    /// Its header is malformed.
+    #[error("invalid ELF header: {0}")]
+    Header(#[source] object::Error),
+    /// Its byte order is not this machine's.
+    #[error("an ELF file of the other byte order than this machine's")]
+    ByteOrder,
+    /// It is an ELF file, but no shared object (an executable, say).
+    #[error("not an ELF shared object (ELF type {0})")]
+    NotShared(u16),
+    /// It was built for another architecture.
+    #[error("built for another machine (ELF machine {machine}, this one is {ours})")]
+    Machine {
+        /// Its ELF machine.
+        machine: u16,
+        /// This machine's.
+        ours: u16,
+    },
+    /// It has no program headers.
+    #[error("no program headers: nothing the dynamic loader could map")]
+    NoProgramHeaders,
+    /// A header table's count or entries are malformed.
+    #[error("invalid {what}: {source}")]
+    Table {
+        /// What (`program headers`, `section header count`).
+        what: &'static str,
+        /// What the parser found.
+        source: object::Error,
+    },
+    /// A segment's file range overflows.
+    #[error("program header {0} has an impossible file range")]
+    SegmentRange(usize),
+    /// A header table's size overflows.
+    #[error("a header table has an impossible size")]
+    TableSize,
+}
+
+impl From<ElfError> for LoadError {
+    fn from(error: ElfError) -> Self {
+        match error {
+            ElfError::Open(_) => Self::Open(error.to_string()),
+            _ => Self::Elf(error.to_string()),
+        }
+    }
+}
+
 /// Checks that the file at `path` is a complete ELF shared object for this machine.
-pub fn check(path: &Path) -> Result<(), LoadError> {
-    let file = File::open(path).map_err(|e| LoadError::Open(format!("cannot open it: {e}")))?;
-    check_headers(&ReadCache::new(file)).map_err(LoadError::Elf)
+pub fn check(path: &Path) -> Result<(), ElfError> {
+    let file = File::open(path).map_err(ElfError::Open)?;
+    check_headers(&ReadCache::new(file))
 }
 
 /// The check on a file's bytes (read on demand: only the headers are asked for).
-fn check_headers<'data, R: ReadRef<'data>>(data: R) -> Result<(), String> {
-    let size = data
-        .len()
-        .map_err(|()| "its size cannot be read".to_string())?;
+fn check_headers<'data, R: ReadRef<'data>>(data: R) -> Result<(), ElfError> {
+    let size = data.len().map_err(|()| ElfError::Size)?;
     let magic = data.read_bytes_at(0, 4).ok();
     if magic != Some(&elf::ELFMAG[..]) {
-        return Err("not an ELF file".to_string());
+        return Err(ElfError::NotElf);
     }
     let header_size = std::mem::size_of::<Header>() as u64;
     if size < header_size {
         return Err(truncated("the ELF header", header_size, size));
     }
-    let header =
-        Header::parse(data).map_err(|e| format!("not an ELF file of this machine's class: {e}"))?;
-    let endian = header
-        .endian()
-        .map_err(|e| format!("invalid ELF header: {e}"))?;
+    let header = Header::parse(data).map_err(ElfError::Class)?;
+    let endian = header.endian().map_err(ElfError::Header)?;
     if endian != Endianness::default() {
-        return Err("an ELF file of the other byte order than this machine's".to_string());
+        return Err(ElfError::ByteOrder);
     }
     let kind = header.e_type(endian);
     if kind != elf::ET_DYN {
-        return Err(format!("not an ELF shared object (ELF type {kind})"));
+        return Err(ElfError::NotShared(kind));
     }
     let machine = header.e_machine(endian);
     if let Some(ours) = this_machine() {
         if machine != ours {
-            return Err(format!(
-                "built for another machine (ELF machine {machine}, this one is {ours})"
-            ));
+            return Err(ElfError::Machine { machine, ours });
         }
     }
     check_program_headers(header, endian, data, size)?;
@@ -72,28 +135,35 @@ fn check_program_headers<'data, R: ReadRef<'data>>(
     endian: Endianness,
     data: R,
     size: u64,
-) -> Result<(), String> {
+) -> Result<(), ElfError> {
     let offset = wide(header.e_phoff(endian));
     if offset == 0 {
-        return Err("no program headers: nothing the dynamic loader could map".to_string());
+        return Err(ElfError::NoProgramHeaders);
     }
     let count = header
         .phnum(endian, data)
-        .map_err(|e| format!("invalid program header count: {e}"))? as u64;
+        .map_err(|source| ElfError::Table {
+            what: "program header count",
+            source,
+        })? as u64;
     let entry = u64::from(header.e_phentsize(endian));
     let table_end = table_end(offset, count, entry)?;
     if table_end > size {
         return Err(truncated("the program header table", table_end, size));
     }
-    let program_headers = header
-        .program_headers(endian, data)
-        .map_err(|e| format!("invalid program headers: {e}"))?;
+    let program_headers =
+        header
+            .program_headers(endian, data)
+            .map_err(|source| ElfError::Table {
+                what: "program headers",
+                source,
+            })?;
     for (index, segment) in program_headers.iter().enumerate() {
         let start = wide(segment.p_offset(endian));
         let length = wide(segment.p_filesz(endian));
         let end = start
             .checked_add(length)
-            .ok_or_else(|| format!("program header {index} has an impossible file range"))?;
+            .ok_or(ElfError::SegmentRange(index))?;
         if end > size {
             let what = format!(
                 "program header {index} ({})",
@@ -110,7 +180,7 @@ fn check_section_table<'data, R: ReadRef<'data>>(
     endian: Endianness,
     data: R,
     size: u64,
-) -> Result<(), String> {
+) -> Result<(), ElfError> {
     let offset = wide(header.e_shoff(endian));
     if offset == 0 {
         return Ok(());
@@ -123,7 +193,10 @@ fn check_section_table<'data, R: ReadRef<'data>>(
     }
     let count = header
         .shnum(endian, data)
-        .map_err(|e| format!("invalid section header count: {e}"))? as u64;
+        .map_err(|source| ElfError::Table {
+            what: "section header count",
+            source,
+        })? as u64;
     let table_end = table_end(offset, count, entry)?;
     if table_end > size {
         return Err(truncated("the section header table", table_end, size));
@@ -137,15 +210,19 @@ fn wide(word: impl Into<u64>) -> u64 {
 }
 
 /// Where a table of `count` entries of `entry` bytes at `offset` ends.
-fn table_end(offset: u64, count: u64, entry: u64) -> Result<u64, String> {
+fn table_end(offset: u64, count: u64, entry: u64) -> Result<u64, ElfError> {
     count
         .checked_mul(entry)
         .and_then(|length| length.checked_add(offset))
-        .ok_or_else(|| "a header table has an impossible size".to_string())
+        .ok_or(ElfError::TableSize)
 }
 
-fn truncated(what: &str, needed: u64, size: u64) -> String {
-    format!("truncated: {what} needs {needed} bytes, the file has {size}")
+fn truncated(what: &str, needed: u64, size: u64) -> ElfError {
+    ElfError::Truncated {
+        what: what.to_string(),
+        needed,
+        size,
+    }
 }
 
 fn segment_kind(kind: u32) -> String {
@@ -252,8 +329,9 @@ mod tests {
         bytes
     }
 
+    /// The check's verdict, as the error reads.
     fn verdict(bytes: &[u8]) -> Result<(), String> {
-        check_headers(bytes)
+        check_headers(bytes).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -335,16 +413,15 @@ mod tests {
         let path = dir.path().join("libhalf.so");
         let whole = library(|_, _| {});
         std::fs::write(&path, &whole[..2000]).unwrap();
-        let error = check(&path).unwrap_err();
+        let error = LoadError::from(check(&path).unwrap_err());
         assert_eq!(
             error.to_string(),
             "not a loadable library: truncated: program header 0 (PT_LOAD) needs 4096 bytes, the file has 2000"
         );
         std::fs::write(&path, &whole).unwrap();
         assert!(check(&path).is_ok());
-        assert!(matches!(
-            check(&dir.path().join("missing.so")),
-            Err(LoadError::Open(_))
-        ));
+        let missing = check(&dir.path().join("missing.so")).unwrap_err();
+        assert!(matches!(missing, ElfError::Open(_)), "{missing:?}");
+        assert!(matches!(LoadError::from(missing), LoadError::Open(_)));
     }
 }

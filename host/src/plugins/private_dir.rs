@@ -18,21 +18,53 @@ use tool_api::sdk::private_dir::PrivateDir;
 
 use super::error::LoadError;
 
+/// The private directory, or why it could not be made (what [`PrivateDir::create`] says).
 static PRIVATE: OnceLock<Result<PrivateDir, String>> = OnceLock::new();
 
+/// Why the private directory, or a directory in it, is not there.
+#[derive(Debug, thiserror::Error)]
+pub enum PrivateDirError {
+    /// The private directory could not be made.
+    #[error("{reason}")]
+    Create {
+        /// Why, naming the directory.
+        reason: String,
+    },
+    /// A directory inside it could not be made.
+    #[error("cannot create {}: {source}", dir.display())]
+    Subdir {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl From<PrivateDirError> for LoadError {
+    /// A library that needs the directory (its private copy, its worker's temporary
+    /// directory) cannot be opened.
+    fn from(error: PrivateDirError) -> Self {
+        Self::Open(error.to_string())
+    }
+}
+
 /// This process's private directory, made on first use.
-pub fn path() -> Result<&'static Path, LoadError> {
+pub fn path() -> Result<&'static Path, PrivateDirError> {
     match PRIVATE.get_or_init(|| PrivateDir::create(&std::env::temp_dir(), "")) {
         Ok(private) => Ok(private.path()),
-        Err(e) => Err(LoadError::Open(e.clone())),
+        Err(reason) => Err(PrivateDirError::Create {
+            reason: reason.clone(),
+        }),
     }
 }
 
 /// The directory `name` inside the private directory, made when missing.
-pub fn subdir(name: &str) -> Result<PathBuf, LoadError> {
+pub fn subdir(name: &str) -> Result<PathBuf, PrivateDirError> {
     let dir = path()?.join(name);
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| LoadError::Open(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|source| PrivateDirError::Subdir {
+        dir: dir.clone(),
+        source,
+    })?;
     Ok(dir)
 }
 
