@@ -55,9 +55,20 @@ pub fn serve_lines(host: &Arc<Host>, input: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(output)
 }
 
+/// Why [`serve_mcp`] ended before its client closed the stream.
+#[derive(Debug, thiserror::Error)]
+pub enum McpServeError {
+    /// The client's initialization was refused or broke off (boxed: the error is large).
+    #[error(transparent)]
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+    /// The service's task failed (it panicked or was cancelled).
+    #[error(transparent)]
+    Service(#[from] tokio::task::JoinError),
+}
+
 /// The MCP server of `mcp` over `transport` until the client side closes; `Err` is the
 /// protocol's error (initialization refused, the service failed).
-pub async fn serve_mcp<T>(host: Arc<Host>, transport: T) -> Result<(), String>
+pub async fn serve_mcp<T>(host: Arc<Host>, transport: T) -> Result<(), McpServeError>
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
 {
@@ -65,12 +76,9 @@ where
     let running = crate::frontends::mcp::McpServer::new(host)
         .serve(transport)
         .await
-        .map_err(|e| e.to_string())?;
-    running
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(|e| McpServeError::Initialize(Box::new(e)))?;
+    running.waiting().await?;
+    Ok(())
 }
 
 /// Which side of the worker channel a stream of frames is read as.
