@@ -2,9 +2,11 @@
 //! `toolhost bundle` and `toolhost hooks`), JSON lines on stdio (`serve`), an MCP server on
 //! stdio or over streamable HTTP (`mcp`), a recorded assistant message replayed (`replay`);
 //! `workspace_args` is where the workspace's roots come from. `serve` and `mcp` keep the
-//! client's stdin and stdout for their protocol alone (`protocol_stdio`).
+//! client's stdin and stdout for their protocol alone (`protocol_stdio`). What stops a command
+//! is a [`FrontendError`].
 
 pub mod cli;
+mod error;
 pub mod mcp;
 #[cfg(unix)]
 pub mod protocol_stdio;
@@ -12,6 +14,7 @@ pub mod replay;
 pub mod serve;
 pub mod workspace_args;
 
+pub use error::FrontendError;
 pub use workspace_args::{describe_workspace, open_workspace, WorkspaceArgs};
 
 /// The hot-swap options of the long-running frontends (`serve`, `mcp`).

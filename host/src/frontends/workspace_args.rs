@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use tool_api::workspace::RootSpec;
 
+use super::error::FrontendError;
 use crate::permissions::Workspace;
 use crate::settings::Settings;
 
@@ -36,21 +37,23 @@ impl WorkspaceArgs {
 
 /// Opens the workspace of `roots`; none given: the settings' roots, else the current
 /// directory.
-pub fn open_workspace(roots: &[RootSpec], settings: &Settings) -> Result<Workspace, String> {
+pub fn open_workspace(roots: &[RootSpec], settings: &Settings) -> Result<Workspace, FrontendError> {
     let configured;
     let roots = if roots.is_empty() {
-        configured = settings.workspace.root_specs().map_err(|e| e.to_string())?;
+        configured = settings.workspace.root_specs()?;
         &configured[..]
     } else {
         roots
     };
     if roots.is_empty() {
-        return Workspace::new(std::path::Path::new("."))
-            .map_err(|e| format!("cannot use . as the workspace: {e}"));
+        return Workspace::new(std::path::Path::new(".")).map_err(FrontendError::CurrentDirectory);
     }
-    Workspace::with_roots(roots).map_err(|e| match roots {
-        [one] => format!("cannot use {} as the workspace: {e}", one.path.display()),
-        _ => format!("cannot open the workspace: {e}"),
+    Workspace::with_roots(roots).map_err(|source| match roots {
+        [one] => FrontendError::Workspace {
+            path: one.path.clone(),
+            source,
+        },
+        _ => FrontendError::Roots(source),
     })
 }
 

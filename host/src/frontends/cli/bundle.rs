@@ -7,9 +7,8 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use serde_json::Value;
 
-use crate::plugins::bundle::{
-    generate_keys, inspect, read_public_key, read_secret_key, sign, BundleError,
-};
+use crate::frontends::FrontendError;
+use crate::plugins::bundle::{generate_keys, inspect, read_public_key, read_secret_key, sign};
 
 /// `toolhost bundle ...`
 #[derive(Debug, Subcommand)]
@@ -45,20 +44,10 @@ pub enum BundleCommand {
 }
 
 /// Runs a `toolhost bundle` subcommand; `Err` is a usage error (exit 2).
-pub fn run_command(command: BundleCommand, trusted_key: Option<&Path>) -> Result<ExitCode, String> {
-    run(command, trusted_key).map_err(|e| e.to_string())
-}
-
-/// Why a `toolhost bundle` subcommand could not run.
-#[derive(Debug, thiserror::Error)]
-enum CommandError {
-    #[error(transparent)]
-    Bundle(#[from] BundleError),
-    #[error("bundle verify needs --trusted-key PUB")]
-    NeedsKey,
-}
-
-fn run(command: BundleCommand, trusted_key: Option<&Path>) -> Result<ExitCode, CommandError> {
+pub fn run_command(
+    command: BundleCommand,
+    trusted_key: Option<&Path>,
+) -> Result<ExitCode, FrontendError> {
     match command {
         BundleCommand::Keygen { out } => {
             let (secret, public) = generate_keys(&out)?;
@@ -75,7 +64,7 @@ fn run(command: BundleCommand, trusted_key: Option<&Path>) -> Result<ExitCode, C
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Verify { dir } => {
-            let key = trusted_key.ok_or(CommandError::NeedsKey)?;
+            let key = trusted_key.ok_or(FrontendError::VerifyNeedsKey)?;
             let report = inspect(&dir, Some(&read_public_key(key)?));
             let problems = report["problems"].as_array().cloned().unwrap_or_default();
             if problems.is_empty() {

@@ -7,6 +7,7 @@ use clap::Subcommand;
 use serde_json::{json, Value};
 
 use crate::call::hooks::{HookName, Hooks, Origin, ScriptVersion, TrustStatus, TrustStore};
+use crate::frontends::FrontendError;
 use crate::permissions::Workspace;
 use crate::settings::Settings;
 
@@ -39,8 +40,11 @@ pub enum HooksCommand {
 }
 
 /// Runs a `toolhost hooks` subcommand; `Err` is a usage error (exit 2).
-pub fn run_command(command: HooksCommand, settings: Option<&Path>) -> Result<ExitCode, String> {
-    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+pub fn run_command(
+    command: HooksCommand,
+    settings: Option<&Path>,
+) -> Result<ExitCode, FrontendError> {
+    let settings = Settings::load(settings)?;
     let store = TrustStore::from_settings(&settings.hooks);
     match command {
         HooksCommand::List { workspace, json } => {
@@ -58,13 +62,13 @@ pub fn run_command(command: HooksCommand, settings: Option<&Path>) -> Result<Exi
             let versions = paths
                 .iter()
                 .map(|path| {
-                    ScriptVersion::read(path)
-                        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+                    ScriptVersion::read(path).map_err(|source| FrontendError::Read {
+                        path: path.clone(),
+                        source,
+                    })
                 })
-                .collect::<Result<Vec<_>, String>>()?;
-            store
-                .trust(&versions.iter().collect::<Vec<_>>())
-                .map_err(|e| e.to_string())?;
+                .collect::<Result<Vec<_>, _>>()?;
+            store.trust(&versions.iter().collect::<Vec<_>>())?;
             for version in &versions {
                 println!(
                     "trusted {} (sha256 {})",
@@ -90,7 +94,7 @@ pub fn run_command(command: HooksCommand, settings: Option<&Path>) -> Result<Exi
                         .unwrap_or_else(|_| path.clone())
                 })
                 .collect();
-            let removed = store.untrust(&canonical).map_err(|e| e.to_string())?;
+            let removed = store.untrust(&canonical)?;
             for path in &canonical {
                 if removed.contains(path) {
                     println!("untrusted {}", path.display());

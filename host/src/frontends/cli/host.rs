@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::frontends::open_workspace;
+use crate::frontends::{open_workspace, FrontendError};
 use crate::permissions::{ApprovalMode, CommandPermissions, Workspace};
 use crate::plugins::bundle::Opened;
 use crate::plugins::discovery::{plugin_dirs, searched};
@@ -20,8 +20,8 @@ use crate::{Host, HostConfig};
 pub(super) fn policy_workspace(
     args: &crate::frontends::WorkspaceArgs,
     settings: Option<&Path>,
-) -> Result<Workspace, String> {
-    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+) -> Result<Workspace, FrontendError> {
+    let settings = Settings::load(settings)?;
     open_workspace(&args.roots(), &settings)
 }
 
@@ -30,7 +30,7 @@ pub(super) fn build_host(
     settings: Option<&Path>,
     roots: &[RootSpec],
     approval: ApprovalMode,
-) -> Result<Arc<Host>, String> {
+) -> Result<Arc<Host>, FrontendError> {
     let ui: Box<dyn Ui> = match approval {
         ApprovalMode::Ask => Box::new(TerminalUi),
         ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => Box::new(StderrUi),
@@ -44,8 +44,8 @@ pub(super) fn build_host_with_ui(
     roots: &[RootSpec],
     approval: ApprovalMode,
     ui: Box<dyn Ui>,
-) -> Result<Arc<Host>, String> {
-    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+) -> Result<Arc<Host>, FrontendError> {
+    let settings = Settings::load(settings)?;
     let workspace = open_workspace(roots, &settings)?;
     Ok(plugins.host(HostConfig {
         plugin_dirs: plugins.dirs.clone(),
@@ -80,15 +80,11 @@ impl PluginSource {
         bundle: Option<&Path>,
         trusted_key: Option<&Path>,
         isolation: Option<Isolation>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, FrontendError> {
         let bundle = match (bundle, trusted_key) {
-            (Some(dir), Some(key)) => Opened::open(dir, key).map_err(|e| e.to_string())?,
-            (Some(_), None) => return Err("--bundle needs --trusted-key PUB".to_string()),
-            (None, Some(_)) => {
-                return Err(
-                    "--trusted-key is only used with --bundle or `toolhost bundle`".to_string(),
-                )
-            }
+            (Some(dir), Some(key)) => Opened::open(dir, key)?,
+            (Some(_), None) => return Err(FrontendError::BundleNeedsKey),
+            (None, Some(_)) => return Err(FrontendError::KeyWithoutBundle),
             (None, None) => {
                 return Ok(Self {
                     dirs: plugin_dirs(plugins),
@@ -177,17 +173,15 @@ pub(super) fn serving_host(
     approval: ApprovalMode,
     hot_swap: &crate::frontends::HotSwapArgs,
     ui: Box<dyn Ui>,
-) -> Result<Arc<Host>, String> {
+) -> Result<Arc<Host>, FrontendError> {
     let host = loaded_serving_host(plugins, settings, roots, approval, hot_swap, ui)?;
     let registry = host.registry();
     if registry.tools().next().is_none() && registry.dynamic_handlers().is_empty() {
         return Err(match &plugins.bundle {
-            Some(_) => "the bundle admitted no plugin, so there is no tool to serve".to_string(),
-            None => format!(
-                "no plugin was found {}, so there is no tool to serve; pass --plugins DIR or set \
-                 TOOLHOST_PLUGIN_PATH",
-                searched(&plugins.explicit)
-            ),
+            Some(_) => FrontendError::BundleAdmittedNothing,
+            None => FrontendError::NoPlugins {
+                searched: searched(&plugins.explicit),
+            },
         });
     }
     Ok(host)
@@ -200,17 +194,14 @@ fn loaded_serving_host(
     approval: ApprovalMode,
     hot_swap: &crate::frontends::HotSwapArgs,
     ui: Box<dyn Ui>,
-) -> Result<Arc<Host>, String> {
+) -> Result<Arc<Host>, FrontendError> {
     if !hot_swap.watch {
         return build_host_with_ui(plugins, settings, roots, approval, ui);
     }
     if plugins.bundle.is_some() {
-        return Err(
-            "--watch cannot be used with --bundle: the signed manifest fixes the libraries"
-                .to_string(),
-        );
+        return Err(FrontendError::WatchWithBundle);
     }
-    let settings = Settings::load(settings).map_err(|e| e.to_string())?;
+    let settings = Settings::load(settings)?;
     let host = Host::new_for_hot_swap(HostConfig {
         plugin_dirs: plugins.dirs.clone(),
         workspace: open_workspace(roots, &settings)?,
@@ -222,6 +213,6 @@ fn loaded_serving_host(
         placement: plugins.placement(),
     });
     host.watch(&plugins.dirs, hot_swap.allow_downgrade)
-        .map_err(|e| format!("cannot watch the plugin directories: {e}"))?;
+        .map_err(FrontendError::Watch)?;
     Ok(host)
 }

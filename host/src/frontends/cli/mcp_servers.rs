@@ -5,21 +5,22 @@
 
 use serde_json::{json, Value};
 
+use crate::frontends::FrontendError;
 use crate::Host;
 
 use tool_api::model::{MCP_SERVERS_CAPABILITY, MCP_SERVERS_METHOD};
 
 /// The plugin's answer: `{"settings_file", "servers": [{name, key, transport, target, status, error?,
 /// tools: [{name, native_name, description, auto_approve}]}]}`.
-pub fn report(host: &Host) -> Result<Value, String> {
+pub fn report(host: &Host) -> Result<Value, FrontendError> {
     let handler = host
         .registry()
         .plugin_with(MCP_SERVERS_CAPABILITY)
-        .ok_or("no plugin with an MCP client is loaded, so no MCP server can be reached")?;
+        .ok_or(FrontendError::NoMcpClient)?;
     let payload = json!({"settings": host.settings().document()});
     handler
         .request(MCP_SERVERS_METHOD, &payload)
-        .map_err(|e| e.message.to_string())
+        .map_err(FrontendError::McpServers)
 }
 
 /// The report as text: one line per server, then one per tool.

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use serde_json::Value;
 
+use crate::frontends::FrontendError;
 use crate::permissions::ApprovalMode;
 
 pub use args::{Cli, Command, PolicyCommand};
@@ -34,8 +35,8 @@ pub fn main() -> ExitCode {
     init_logging(cli.verbose, matches!(cli.command, Command::Mcp(_)));
     let code = match run(cli) {
         Ok(code) => code,
-        Err(message) => {
-            eprintln!("toolhost: {message}");
+        Err(error) => {
+            eprintln!("toolhost: {error}");
             ExitCode::from(2)
         }
     };
@@ -72,7 +73,7 @@ fn init_logging(verbose: u8, mcp: bool) {
 }
 
 /// Runs a parsed command line; `Err` is a usage error (exit 2).
-pub fn run(cli: Cli) -> Result<ExitCode, String> {
+pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
     let plugins = match &cli.command {
         Command::Bundle(_) | Command::Hooks(_) => PluginSource::default(),
         _ => PluginSource::new(
@@ -113,7 +114,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
+                .map_err(FrontendError::Stdin)?;
             let parser = crate::agent::session::parser_for(&inspecting_host()?.registry());
             let blocks = parser.parse(&text);
             print_line(&serde_json::to_string(&blocks).unwrap_or_default());
@@ -136,10 +137,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Schema { format, strict } => {
             if strict && !format.has_strict_mode() {
-                return Err(
-                    "--strict needs --format openai or --format openai-responses (only they have a strict mode)"
-                        .to_string(),
-                );
+                return Err(FrontendError::StrictNeedsFormat);
             }
             let host = inspecting_host()?;
             let tools = host.tools();

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::args::{CallArgs, ReplayArgs, ServeArgs};
 use super::host::{approval_mode, build_host, build_host_with_ui, serving_host, PluginSource};
 use super::report::print_line;
+use crate::frontends::FrontendError;
 use crate::permissions::ApprovalMode;
 use crate::ui::{TerminalUi, Ui};
 
@@ -16,22 +17,22 @@ pub(super) fn call(
     plugins: &PluginSource,
     settings: Option<&Path>,
     args: CallArgs,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, FrontendError> {
     let params = match args.params.as_deref() {
         None => "{}".to_string(),
         Some("-") => {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read the parameters from stdin: {e}"))?;
+                .map_err(FrontendError::ParamsStdin)?;
             text
         }
         Some(text) => text.to_string(),
     };
     match serde_json::from_str::<Value>(&params) {
         Ok(Value::Object(_)) => {}
-        Ok(_) => return Err("the parameters must be a JSON object".to_string()),
-        Err(e) => return Err(format!("the parameters are not valid JSON: {e}")),
+        Ok(_) => return Err(FrontendError::ParamsNotObject),
+        Err(e) => return Err(FrontendError::ParamsJson(e)),
     }
     let host = build_host(
         plugins,
@@ -40,17 +41,10 @@ pub(super) fn call(
         approval_mode(args.yes),
     )?;
     let Some(tool) = host.lookup(&args.tool) else {
-        let tools = host.tools();
-        let names: Vec<&str> = tools.iter().map(|(name, _)| name.as_str()).collect();
-        return Err(format!(
-            "no tool named '{}' is loaded (loaded: {})",
-            args.tool,
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        ));
+        return Err(FrontendError::UnknownTool {
+            name: args.tool,
+            loaded: host.tools().into_iter().map(|(name, _)| name).collect(),
+        });
     };
     let outcome = host.call_tool(&tool, &params);
     if args.json {
@@ -80,7 +74,7 @@ pub(super) fn serve(
     plugins: &PluginSource,
     settings: Option<&Path>,
     args: ServeArgs,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, FrontendError> {
     let approval = if args.yes {
         ApprovalMode::ApproveAll
     } else if args.ask {
@@ -106,16 +100,18 @@ pub(super) fn replay(
     plugins: &PluginSource,
     settings: Option<&Path>,
     args: ReplayArgs,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, FrontendError> {
     let message = if args.file.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
+            .map_err(FrontendError::Stdin)?;
         text
     } else {
-        std::fs::read_to_string(&args.file)
-            .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?
+        std::fs::read_to_string(&args.file).map_err(|source| FrontendError::Read {
+            path: args.file.clone(),
+            source,
+        })?
     };
     let approval = approval_mode(args.yes);
     let transcript = crate::frontends::replay::Transcript::printing();

@@ -34,6 +34,7 @@ use super::http_conns::{Admitted, Connections, Refused};
 use super::http_sessions::{CappedSessions, SessionError};
 use super::peer_origin::{self, Origin};
 use super::server::McpServer;
+use crate::frontends::FrontendError;
 use crate::Host;
 
 /// How `--http` serves.
@@ -49,12 +50,14 @@ pub struct HttpOptions {
 }
 
 /// The address of `--http`: `HOST:PORT`, or a port alone (on 127.0.0.1).
-pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+pub fn parse_addr(text: &str) -> Result<SocketAddr, FrontendError> {
     if let Ok(port) = text.trim_start_matches(':').parse::<u16>() {
         return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
     }
-    text.parse()
-        .map_err(|e| format!("--http {text}: not an address (HOST:PORT or PORT): {e}"))
+    text.parse().map_err(|source| FrontendError::HttpAddr {
+        text: text.to_string(),
+        source,
+    })
 }
 
 /// The environment variable a token may be given in.
@@ -74,13 +77,17 @@ pub fn take_env_token() {
 }
 
 /// The bearer token: the file's first line, else the environment's, else a new one (printed).
-pub fn token(file: Option<&std::path::Path>) -> Result<String, String> {
+pub fn token(file: Option<&std::path::Path>) -> Result<String, FrontendError> {
     if let Some(file) = file {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read the token file {}: {e}", file.display()))?;
+        let text = std::fs::read_to_string(file).map_err(|source| FrontendError::TokenFile {
+            path: file.to_path_buf(),
+            source,
+        })?;
         let token = text.lines().next().unwrap_or_default().trim().to_string();
         if token.is_empty() {
-            return Err(format!("the token file {} is empty", file.display()));
+            return Err(FrontendError::EmptyToken {
+                path: file.to_path_buf(),
+            });
         }
         return Ok(token);
     }
@@ -104,11 +111,14 @@ pub async fn serve(
     base: Arc<Host>,
     options: HttpOptions,
     session: impl Fn(&Host) -> std::io::Result<McpServer> + Send + Sync + 'static,
-) -> Result<(), String> {
+) -> Result<(), FrontendError> {
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
-        .map_err(|e| format!("cannot listen on {}: {e}", options.addr))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(|source| FrontendError::Listen {
+            addr: options.addr,
+            source,
+        })?;
+    let bound = listener.local_addr().map_err(FrontendError::LocalAddr)?;
     eprintln!("toolhost mcp: serving MCP over streamable HTTP at http://{bound}/mcp");
     let limits = base.settings().limits.clone();
     let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]

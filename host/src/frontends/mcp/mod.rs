@@ -49,6 +49,7 @@ use std::sync::Arc;
 use rmcp::service::ServerInitializeError;
 use rmcp::ServiceExt;
 
+use super::FrontendError;
 use crate::permissions::ApprovalMode;
 use crate::ui::Ui;
 use crate::{Host, RootSpec};
@@ -92,8 +93,8 @@ pub struct McpArgs {
 /// loading reaches the protocol stream. `Err` is a usage error.
 pub fn run(
     args: McpArgs,
-    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
-) -> Result<ExitCode, String> {
+    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, FrontendError>,
+) -> Result<ExitCode, FrontendError> {
     // Questions go to the client's user when it declared elicitation ([`McpUi`]);
     // otherwise nobody answers and what the settings do not auto-approve is denied.
     let approval = if args.yes {
@@ -109,10 +110,9 @@ pub fn run(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(FrontendError::Runtime)?;
     let result = runtime.block_on(async {
-        let (input, output) = protocol_stdio::take()
-            .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
+        let (input, output) = protocol_stdio::take().map_err(FrontendError::TakeStdio)?;
         let client = ClientLink::default();
         let ui = Box::new(McpUi::new(client.clone()));
         let roots = args.workspace.roots();
@@ -138,8 +138,8 @@ fn run_http(
     args: &McpArgs,
     addr: &str,
     approval: ApprovalMode,
-    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, String>,
-) -> Result<ExitCode, String> {
+    build_host: impl FnOnce(&[RootSpec], ApprovalMode, Box<dyn Ui>) -> Result<Arc<Host>, FrontendError>,
+) -> Result<ExitCode, FrontendError> {
     if let Some(file) = &args.token_file {
         crate::command_sandbox::own_files::hide_from_commands(
             std::path::absolute(file).unwrap_or_else(|_| file.clone()),
@@ -154,7 +154,7 @@ fn run_http(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(FrontendError::Runtime)?;
     let base = build_host(
         &args.workspace.roots(),
         approval,

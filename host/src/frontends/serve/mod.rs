@@ -34,6 +34,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tool_api::model::AskReply;
 
+use super::FrontendError;
 use crate::ui::{StderrUi, Ui};
 use crate::Host;
 use channel::Channel;
@@ -64,11 +65,10 @@ impl Ui for ServeUi {
 /// Returns the host, to be shut down.
 pub fn run(
     asks: bool,
-    build_host: impl FnOnce(Box<dyn Ui>) -> Result<Arc<Host>, String>,
-) -> Result<Arc<Host>, String> {
+    build_host: impl FnOnce(Box<dyn Ui>) -> Result<Arc<Host>, FrontendError>,
+) -> Result<Arc<Host>, FrontendError> {
     #[cfg(unix)]
-    let (input, output) = super::protocol_stdio::take()
-        .map_err(|e| format!("cannot take over stdin/stdout for the protocol: {e}"))?;
+    let (input, output) = super::protocol_stdio::take().map_err(FrontendError::TakeStdio)?;
     #[cfg(not(unix))]
     let (input, output) = (std::io::stdin(), std::io::stdout());
     let channel = Arc::new(Channel::new(
@@ -81,7 +81,7 @@ pub fn run(
     };
     let host = build_host(Box::new(ui))?;
     channel.set_ask_timeout(host.settings().limits.ask_timeout());
-    serve(&host, &channel).map_err(|e| format!("serve: {e}"))?;
+    serve(&host, &channel).map_err(FrontendError::Serve)?;
     Ok(host)
 }
 
