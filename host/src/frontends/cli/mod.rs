@@ -10,6 +10,7 @@ mod host;
 pub mod mcp_servers;
 mod report;
 mod run;
+mod sandbox_report;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -150,6 +151,18 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Policy(PolicyCommand::CheckPath { path, workspace }) => {
             let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
             print_line(&check_path_json(&workspace, &path).to_string());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Policy(PolicyCommand::Sandbox { workspace, json }) => {
+            let settings = crate::settings::Settings::load(cli.settings.as_deref())
+                .map_err(|e| e.to_string())?;
+            let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
+            let report = sandbox_report::report(&workspace, &settings)?;
+            if json {
+                print_line(&report.to_string());
+            } else {
+                print!("{}", crate::command_sandbox::report::render_text(&report));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Policy(PolicyCommand::CheckCommand {
