@@ -168,9 +168,14 @@ pub(super) fn build(
     policy
         .keep_visible
         .extend(roots.iter().map(|(root, _)| root.clone()));
-    policy
-        .keep_visible
-        .extend(std::env::var_os("HOME").map(PathBuf::from));
+    // A home inside a temporary directory stays visible, unless only the workspace, the
+    // system and the toolchains are readable: then only its toolchains (readable roots) are
+    // mounted back, since everything below a private directory is readable.
+    if settings.read == ReadProfile::All {
+        policy
+            .keep_visible
+            .extend(std::env::var_os("HOME").map(PathBuf::from));
+    }
     policy.env_remove = env_scrub::removed_patterns();
     policy.env_keep = settings.env_keep.clone();
     if settings.read == ReadProfile::Workspace {
@@ -230,6 +235,8 @@ pub(super) fn build(
             }
         }
     }
+    policy.masked_paths.sort();
+    policy.masked_paths.dedup();
     if policy.masked_paths.len() > MAX_MASKS {
         return Err(PolicyError::TooManyMasks {
             count: policy.masked_paths.len(),
