@@ -257,7 +257,7 @@ fn the_strict_read_profile_reads_only_the_workspace_the_system_and_the_toolchain
     let text = scene.execute(&format!(
         "cat {home}/notes.txt; echo home-entries=$(ls {home} | wc -l); cat main.rs; cat {home}/.cargo/bin/tool.txt; \
          head -c 4 /usr/bin/env | od -c | head -1; /usr/bin/python3 -c 'print(6 * 7)'; \
-         echo made > made.txt && cat made.txt; echo probes-done"
+         echo made > made.txt && cat made.txt; ls /var > /dev/null; echo probes-done"
     ));
     assert!(text.contains("probes-done"), "{text}");
     assert!(!text.contains("home notes are readable"), "{text}");
@@ -268,6 +268,10 @@ fn the_strict_read_profile_reads_only_the_workspace_the_system_and_the_toolchain
     assert!(text.contains("\n42\n"), "{text}");
     assert!(text.contains("\nmade\n"), "{text}");
     assert_eq!(leaks(&text), Vec::<usize>::new(), "{text}");
+    assert!(
+        text.contains("reading outside the workspace, the system and the toolchains"),
+        "{text}"
+    );
 }
 
 /// Secret-looking variables the host has, and what each holds.

@@ -145,6 +145,7 @@ fn wrap(
         "max_tmp_mb": policy.limits.max_tmp_bytes.map(|b| b >> 20),
         "max_processes": policy.limits.max_processes,
         "memory_cgroup": support().memory_cgroup,
+        "read": if escalated { "all" } else { settings.read.as_str() },
         "warning": warning,
     }))
 }

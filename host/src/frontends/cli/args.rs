@@ -174,6 +174,9 @@ pub enum PolicyCommand {
         /// The workspace.
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        /// The settings section of the tool whose commands to show (default: execute_command's).
+        #[arg(long, value_name = "NAME")]
+        section: Option<String>,
         /// Print JSON (`section`, `sandbox`, `network`, `read`, `applies`, `deny_read`,
         /// `allow_read`, `own_files`, `readable`, `env_patterns`, `env_keep`, `env`).
         #[arg(long)]

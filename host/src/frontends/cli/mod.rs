@@ -153,11 +153,15 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             print_line(&check_path_json(&workspace, &path).to_string());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Policy(PolicyCommand::Sandbox { workspace, json }) => {
+        Command::Policy(PolicyCommand::Sandbox {
+            workspace,
+            section,
+            json,
+        }) => {
             let settings = crate::settings::Settings::load(cli.settings.as_deref())
                 .map_err(|e| e.to_string())?;
             let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
-            let report = sandbox_report::report(&workspace, &settings)?;
+            let report = sandbox_report::report(&workspace, &settings, section.as_deref())?;
             if json {
                 print_line(&report.to_string());
             } else {

@@ -1,5 +1,5 @@
-//! `toolhost policy sandbox`: the sandbox of execute_command's commands as its settings
-//! section (`[execute_command]`) makes it, for a workspace.
+//! `toolhost policy sandbox`: the sandbox of a tool's commands as its settings section
+//! makes it (`[execute_command]` unless `--section` names another), for a workspace.
 
 use serde_json::Value;
 use tool_api::workspace::Workspace;
@@ -8,17 +8,20 @@ use crate::command_sandbox::report;
 use crate::command_sandbox::settings::SandboxSettings;
 use crate::settings::Settings;
 
-/// The settings section whose sandbox keys execute_command sends with each command.
-const SECTION: &str = "execute_command";
-
-/// The report of [`report::report`] for `workspace` under `settings`; `Err` names the setting
+/// The report of [`report::report`] for `workspace` under `settings`, for the tool whose
+/// settings section is `section` (default: Cline's command tool's); `Err` names the setting
 /// that cannot be used.
-pub(super) fn report(workspace: &Workspace, settings: &Settings) -> Result<Value, String> {
-    let section = settings
-        .lookup(SECTION)
+pub(super) fn report(
+    workspace: &Workspace,
+    settings: &Settings,
+    section: Option<&str>,
+) -> Result<Value, String> {
+    let name = section.unwrap_or(crate::known_tools::COMMAND_TOOL);
+    let keys = settings
+        .lookup(name)
         .cloned()
         .unwrap_or(Value::Object(Default::default()));
-    let sandbox = SandboxSettings::from_section(&section, SECTION).map_err(|e| e.to_string())?;
+    let sandbox = SandboxSettings::from_section(&keys, name).map_err(|e| e.to_string())?;
     let context = crate::command_sandbox::Context {
         workspace,
         settings,
