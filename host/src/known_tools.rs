@@ -34,6 +34,10 @@ pub const CLINE_TOOL_NAMES: [&str; 27] = [
     "use_subagents",
 ];
 
+/// Cline's command tool: `toolhost policy sandbox` shows the sandbox its settings section
+/// (`[execute_command]`, which it sends with each command) makes, unless told another section.
+pub const COMMAND_TOOL: &str = CLINE_TOOL_NAMES[2];
+
 /// Whether `name` is one of Cline's tool names.
 pub fn is_cline_tool(name: &str) -> bool {
     CLINE_TOOL_NAMES.contains(&name)

@@ -46,6 +46,7 @@ mod sandbox;
 mod schemas;
 mod sdk_client;
 mod search_files;
+mod secrets;
 mod settings;
 mod subagents;
 mod third_party;

@@ -81,9 +81,11 @@ pub struct SandboxPolicy {
     /// Paths below a private temporary directory that stay as they are (a home directory
     /// there).
     pub keep_visible: Vec<PathBuf>,
-    /// Environment variables removed before the command starts: names, or prefixes ending
-    /// in `*`.
+    /// Environment variables removed before the command starts: names or patterns (`*`
+    /// matches any run of characters, `?` one), compared without regard to case.
     pub env_remove: Vec<String>,
+    /// Variables kept although [`SandboxPolicy::env_remove`] names them: exact names.
+    pub env_keep: Vec<String>,
     /// Roots whose git repositories are guarded ([`crate::git_guard`]): what exists of their
     /// hooks, configuration and pointers to other repositories is read-only, and what the
     /// command makes of them is set aside when it ends.
@@ -114,6 +116,7 @@ impl Default for SandboxPolicy {
             private_tmp: Vec::new(),
             keep_visible: Vec::new(),
             env_remove: Vec::new(),
+            env_keep: Vec::new(),
             git_guarded_roots: Vec::new(),
             network: true,
             spawn: true,
@@ -152,15 +155,49 @@ pub fn protected_paths(root: &Path) -> Protected {
     protected
 }
 
-/// Whether `name` is one of the variables `patterns` (names, or prefixes ending in `*`)
-/// remove from a command's environment.
-pub fn env_removed(name: &str, patterns: &[String]) -> bool {
-    patterns
+/// Whether `name` is one of the variables `policy` removes from a command's environment: one
+/// that a pattern of [`SandboxPolicy::env_remove`] matches and [`SandboxPolicy::env_keep`]
+/// does not name.
+pub fn env_removed(name: &str, policy: &SandboxPolicy) -> bool {
+    policy
+        .env_remove
         .iter()
-        .any(|pattern| match pattern.strip_suffix('*') {
-            Some(prefix) => name.starts_with(prefix),
-            None => name == pattern,
-        })
+        .any(|pattern| wildcard_match(pattern, name, true))
+        && !policy.env_keep.iter().any(|kept| kept == name)
+}
+
+/// Whether `pattern` matches all of `text`: `*` matches any run of characters (none
+/// included), `?` any one character, everything else itself (without regard to ASCII case
+/// when `fold_case`).
+pub fn wildcard_match(pattern: &str, text: &str, fold_case: bool) -> bool {
+    let same = |p: char, t: char| p == t || (fold_case && p.eq_ignore_ascii_case(&t));
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    // The classic two-pointer match: on a mismatch, go back to the last `*` and let it take
+    // one more character.
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, t));
+                p += 1;
+            }
+            Some(&c) if c == '?' || same(c, text[t]) => {
+                p += 1;
+                t += 1;
+            }
+            _ => match star {
+                Some((star_p, star_t)) => {
+                    p = star_p + 1;
+                    t = star_t + 1;
+                    star = Some((star_p, star_t + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
 }
 
 /// A part of a policy the kernel cannot enforce, and what running without it means.
@@ -235,9 +272,9 @@ impl SandboxPolicy {
             };
             missing.push(Missing {
                 feature,
-                effect: "ignored files are not hidden, git's hooks and configuration are not \
-                         protected, and the temporary directories are shared (they need a mount \
-                         namespace)"
+                effect: "ignored files and the deny-read list's secrets are not hidden, \
+                         git's hooks and configuration are not protected, and the temporary \
+                         directories are shared (they need a mount namespace)"
                     .to_string(),
             });
             policy.masked_paths.clear();
@@ -299,13 +336,61 @@ mod tests {
     }
 
     #[test]
-    fn variables_are_removed_by_name_or_prefix() {
-        let patterns = ["TOOLHOST_*".to_string(), "GITHUB_TOKEN".to_string()];
-        assert!(env_removed("TOOLHOST_MCP_TOKEN", &patterns));
-        assert!(env_removed("GITHUB_TOKEN", &patterns));
-        assert!(!env_removed("GITHUB_TOKENS", &patterns));
-        assert!(!env_removed("PATH", &patterns));
-        assert!(!env_removed("TOOLHOST", &patterns));
+    fn variables_are_removed_by_name_or_pattern_unless_kept() {
+        let policy = SandboxPolicy {
+            env_remove: ["TOOLHOST_*", "GITHUB_TOKEN", "*SECRET*", "*_KEY"]
+                .map(String::from)
+                .to_vec(),
+            env_keep: vec!["DEPLOY_KEY".to_string()],
+            ..SandboxPolicy::default()
+        };
+        let removed: Vec<&str> = [
+            "TOOLHOST_MCP_TOKEN",
+            "GITHUB_TOKEN",
+            "GITHUB_TOKENS",
+            "PATH",
+            "TOOLHOST",
+            "AWS_SECRET_ACCESS_KEY",
+            "my_secret",
+            "OPENAI_API_KEY",
+            "DEPLOY_KEY",
+            "KEYBOARD",
+        ]
+        .into_iter()
+        .filter(|name| env_removed(name, &policy))
+        .collect();
+        assert_eq!(
+            removed,
+            [
+                "TOOLHOST_MCP_TOKEN",
+                "GITHUB_TOKEN",
+                "AWS_SECRET_ACCESS_KEY",
+                "my_secret",
+                "OPENAI_API_KEY"
+            ]
+        );
+    }
+
+    #[test]
+    fn wildcards_match_whole_texts() {
+        for (pattern, text, fold, expected) in [
+            ("*", "", false, true),
+            ("a*b*c", "aXXbYYc", false, true),
+            ("a*b*c", "aXXbYY", false, false),
+            ("*_history", ".bash_history", false, true),
+            ("*_history", ".bash_history.bak", false, false),
+            ("id_?sa", "id_rsa", false, true),
+            ("id_?sa", "id_ecdsa", false, false),
+            ("*token*", "GH_TOKEN", true, true),
+            ("*token*", "GH_TOKEN", false, false),
+            ("**a", "bba", false, true),
+        ] {
+            assert_eq!(
+                wildcard_match(pattern, text, fold),
+                expected,
+                "{pattern} {text}"
+            );
+        }
     }
 
     #[test]

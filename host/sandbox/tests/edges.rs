@@ -106,16 +106,27 @@ fn temporary_directories_are_the_commands_own() {
 fn the_environment_loses_what_the_policy_removes() {
     let scene = Scene::new();
     let mut policy = scene.policy(true);
-    policy.env_remove = vec!["SANDBOX_TEST_SECRET_*".into(), "SANDBOX_TEST_ONE".into()];
+    policy.env_remove = vec![
+        "SANDBOX_TEST_SECRET_*".into(),
+        "SANDBOX_TEST_ONE".into(),
+        "*_test_token".into(),
+    ];
+    policy.env_keep = vec!["SANDBOX_KEPT_TEST_TOKEN".into()];
     let output = scene
         .command(&policy, "env; echo end")
         .env("SANDBOX_TEST_SECRET_TOKEN", "hunter2")
         .env("SANDBOX_TEST_ONE", "hunter2")
+        .env("SANDBOX_OTHER_TEST_TOKEN", "hunter2")
         .env("SANDBOX_TEST_KEPT", "kept-value")
+        .env("SANDBOX_KEPT_TEST_TOKEN", "kept-token")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("SANDBOX_TEST_KEPT=kept-value"), "{text}");
+    assert!(
+        text.contains("SANDBOX_KEPT_TEST_TOKEN=kept-token"),
+        "{text}"
+    );
     assert!(!text.contains("hunter2"), "{text}");
 }
 

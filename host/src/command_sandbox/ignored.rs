@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use tool_api::workspace::ignore::ClineIgnore;
 
+use super::error::PolicyError;
+
 /// Most entries one `.clineignore` walk looks at; a walk past it (or past [`WALK_TIME`])
 /// refuses the command rather than run it with files unmasked.
 const WALK_ENTRIES: usize = 200_000;
@@ -23,7 +25,7 @@ pub(super) fn ignored_paths(
     ignore: &ClineIgnore,
     roots: &[(PathBuf, Option<String>)],
     section: &str,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, PolicyError> {
     let deadline = Instant::now() + WALK_TIME;
     let mut seen = 0usize;
     let mut masked = Vec::new();
@@ -32,15 +34,11 @@ pub(super) fn ignored_paths(
     // (directory, relative path, inside an ignored directory)
     let mut stack: Vec<(PathBuf, PathBuf, bool)> =
         vec![(root.to_path_buf(), PathBuf::new(), false)];
-    let too_big = || {
-        format!(
-            "The command was not run: the workspace {} is too large to find every file \
-             .clineignore blocks within the sandbox's limits ({WALK_ENTRIES} entries, {} s), and \
-             running it would show them. Set {section}.mask_ignored = false to run commands \
-             without hiding them.",
-            root.display(),
-            WALK_TIME.as_secs()
-        )
+    let too_big = || PolicyError::WorkspaceTooLarge {
+        root: root.to_path_buf(),
+        entries: WALK_ENTRIES,
+        secs: WALK_TIME.as_secs(),
+        section: section.to_string(),
     };
     while let Some((dir, relative, in_ignored)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -63,12 +61,10 @@ pub(super) fn ignored_paths(
                 if meta.file_type().is_symlink() {
                     if let Ok(target) = std::fs::canonicalize(&path) {
                         if roots.iter().any(|(r, _)| r.starts_with(&target)) {
-                            return Err(format!(
-                                "The command was not run: .clineignore blocks {}, a link to {}, \
-                                 which holds the workspace and cannot be hidden.",
-                                rel.display(),
-                                target.display()
-                            ));
+                            return Err(PolicyError::IgnoredLinkHoldsWorkspace {
+                                link: rel,
+                                target,
+                            });
                         }
                     }
                 }

@@ -1,7 +1,10 @@
 //! The command sandbox, host side: the `sandbox.wrap_command` service ([`wrap_command`]), the
 //! settings it reads ([`settings`]), the policy it builds ([`policy`], with the files
-//! `.clineignore` blocks from [`ignored`]), and the hidden supervisor mode of the `toolhost`
-//! binary ([`supervisor`]).
+//! `.clineignore` blocks from [`ignored`], the secrets of the deny-read list from
+//! [`deny_read`], what may be read from [`read_profile`], the variables removed from
+//! [`env_scrub`]), what `toolhost policy sandbox` shows of it ([`report`]), and the hidden
+//! supervisor mode of the `toolhost` binary ([`supervisor`]). The lists are data: the
+//! `*.txt` tables beside the code.
 //!
 //! The command tool asks `wrap_command` (`{"cwd", "escalated", "section", "settings"}`) before
 //! each run and puts the answer's `argv_prefix` before the shell. The policy comes from the
@@ -14,16 +17,25 @@
 //!   what `.clineignore` blocks is hidden), `max_processes` (default 2048), `sandbox_required`
 //!   (default false: on a kernel without a part of the sandbox, run without it and warn once;
 //!   true: refuse the command).
+//! - `deny_read`, `allow_read` (globs, `~` expanded): paths added to and let through the
+//!   deny-read list; `read` (`all`, default, or `workspace`: only the workspace, the system and
+//!   the toolchains); `env_keep`: variables kept although their names look like secrets.
 //!
-//! An `escalated` run (approved by the user outside the sandbox) keeps only the containment:
-//! no process outlives it.
+//! An `escalated` run (approved by the user outside the sandbox) keeps only the containment
+//! (no process outlives it) and loses only toolhost's own variables.
 
+pub mod deny_read;
+pub mod env_scrub;
+pub mod error;
 mod git_history;
 mod ignored;
 pub(crate) mod own_files;
 mod policy;
+pub mod read_profile;
+pub mod report;
 pub(crate) mod settings;
 pub(crate) mod supervisor;
+mod table;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -48,7 +60,7 @@ pub(crate) fn support() -> &'static Support {
 pub fn wrap_command(context: Context<'_>, payload: &Value) -> Result<Value, CallError> {
     let escalated = payload["escalated"].as_bool().unwrap_or(false);
     let settings = SandboxSettings::from_request(payload)
-        .map_err(|e| CallError::new(ErrorKind::InvalidParams, e))?;
+        .map_err(|e| CallError::new(ErrorKind::InvalidParams, e.to_string()))?;
     wrap(context, &settings, escalated)
 }
 
@@ -85,11 +97,11 @@ fn wrap(
     let wanted = if escalated {
         SandboxPolicy {
             limits,
-            env_remove: policy::ENV_REMOVED.iter().map(|p| p.to_string()).collect(),
+            env_remove: env_scrub::own_patterns(),
             ..SandboxPolicy::containment_only()
         }
     } else {
-        let built = policy::build(context, settings, limits).map_err(blocked)?;
+        let built = policy::build(context, settings, limits).map_err(|e| blocked(e.to_string()))?;
         notes = built.notes;
         built.policy
     };
@@ -133,6 +145,7 @@ fn wrap(
         "max_tmp_mb": policy.limits.max_tmp_bytes.map(|b| b >> 20),
         "max_processes": policy.limits.max_processes,
         "memory_cgroup": support().memory_cgroup,
+        "read": if escalated { "all" } else { settings.read.as_str() },
         "warning": warning,
     }))
 }

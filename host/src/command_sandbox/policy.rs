@@ -1,5 +1,6 @@
 //! The policy of a sandboxed run: the settings, the workspace roots, the package caches, the
-//! protected paths and the files `.clineignore` blocks.
+//! protected paths, the files `.clineignore` and the deny-read list hide, what the read
+//! profile lets commands read, and the variables they do not get.
 
 use std::path::{Path, PathBuf};
 
@@ -7,10 +8,12 @@ use tool_api::workspace::ignore::{self, ClineIgnore};
 use tool_api::workspace::Workspace;
 use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy};
 
-use super::git_history;
+use super::error::PolicyError;
 use super::ignored::ignored_paths;
 use super::own_files::own_files;
+use super::read_profile::{self, ReadProfile};
 use super::settings::SandboxSettings;
+use super::{deny_read, env_scrub, git_history};
 use crate::settings::Settings;
 
 /// What a command's sandbox is built from besides the tool's request.
@@ -24,12 +27,9 @@ pub struct Context<'a> {
     pub private_dir: Option<&'a Path>,
 }
 
-/// The variables no command sees: toolhost's own (a token, where its settings are).
-pub(super) const ENV_REMOVED: [&str; 1] = ["TOOLHOST_*"];
-
 /// The temporary directories each command gets a private one of: `/tmp`, `$TMPDIR` and
 /// `/dev/shm` (POSIX shared memory).
-fn private_tmp_dirs() -> Vec<PathBuf> {
+pub(super) fn private_tmp_dirs() -> Vec<PathBuf> {
     let mut dirs = vec![
         PathBuf::from("/tmp"),
         std::env::temp_dir(),
@@ -109,7 +109,6 @@ pub fn cache_protected() -> Vec<PathBuf> {
     paths
 }
 
-/// The policy of a sandboxed run, from the settings, the workspace roots and `.clineignore`.
 /// A policy, and what the user is told about it once.
 pub(super) struct Built {
     /// The policy.
@@ -118,11 +117,13 @@ pub(super) struct Built {
     pub notes: Vec<String>,
 }
 
+/// The policy of a sandboxed run, from the settings, the workspace roots, `.clineignore` and
+/// the deny-read list.
 pub(super) fn build(
     context: Context<'_>,
     settings: &SandboxSettings,
     limits: Limits,
-) -> Result<Built, String> {
+) -> Result<Built, PolicyError> {
     let mut notes = Vec::new();
     let roots: Vec<(PathBuf, Option<String>)> = context
         .workspace
@@ -143,8 +144,11 @@ pub(super) fn build(
         .writable_roots
         .iter()
         .map(|p| {
-            tool_api::sdk::paths::expand(p)
-                .map_err(|why| format!("The setting {key} ({p}) cannot be used: {why}."))
+            tool_api::sdk::paths::expand(p).map_err(|why| PolicyError::UnusablePath {
+                key: key.clone(),
+                value: p.clone(),
+                why,
+            })
         })
         .collect::<Result<_, _>>()?;
     for (root, _) in &roots {
@@ -164,10 +168,28 @@ pub(super) fn build(
     policy
         .keep_visible
         .extend(roots.iter().map(|(root, _)| root.clone()));
-    policy
-        .keep_visible
-        .extend(std::env::var_os("HOME").map(PathBuf::from));
-    policy.env_remove = ENV_REMOVED.iter().map(|p| p.to_string()).collect();
+    // A home inside a temporary directory stays visible, unless only the workspace, the
+    // system and the toolchains are readable: then only its toolchains (readable roots) are
+    // mounted back, since everything below a private directory is readable.
+    if settings.read == ReadProfile::All {
+        policy
+            .keep_visible
+            .extend(std::env::var_os("HOME").map(PathBuf::from));
+    }
+    policy.env_remove = env_scrub::removed_patterns();
+    policy.env_keep = settings.env_keep.clone();
+    if settings.read == ReadProfile::Workspace {
+        let mut readable: Vec<PathBuf> = roots.iter().map(|(r, _)| r.clone()).collect();
+        readable.extend(extra.iter().cloned());
+        readable.extend(default_cache_roots());
+        readable.extend(policy.private_tmp.iter().cloned());
+        readable.extend(
+            read_profile::system_and_toolchains()
+                .into_iter()
+                .map(|(path, _)| path),
+        );
+        policy.readable_roots = Some(readable);
+    }
     if settings.sandbox == FilesystemMode::WorkspaceWrite {
         policy
             .writable_roots
@@ -188,6 +210,12 @@ pub(super) fn build(
     policy
         .masked_paths
         .extend(own_files(context.settings, context.private_dir));
+    let root_paths: Vec<PathBuf> = roots.iter().map(|(r, _)| r.clone()).collect();
+    policy.masked_paths.extend(deny_read::hidden_paths(
+        &deny_read::entries(settings)?,
+        &root_paths,
+        &settings.section,
+    )?);
     if settings.mask_ignored {
         for (root, rules) in &roots {
             if let Some(rules) = rules {
@@ -206,15 +234,15 @@ pub(super) fn build(
                 }
             }
         }
-        if policy.masked_paths.len() > MAX_MASKS {
-            return Err(format!(
-                "The command was not run: .clineignore blocks {} files and directories, more than \
-                 the sandbox can hide ({MAX_MASKS}). Block whole directories instead, or set \
-                 {}.mask_ignored = false.",
-                policy.masked_paths.len(),
-                settings.section
-            ));
-        }
+    }
+    policy.masked_paths.sort();
+    policy.masked_paths.dedup();
+    if policy.masked_paths.len() > MAX_MASKS {
+        return Err(PolicyError::TooManyMasks {
+            count: policy.masked_paths.len(),
+            max: MAX_MASKS,
+            section: settings.section.clone(),
+        });
     }
     Ok(Built { policy, notes })
 }

@@ -5,6 +5,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use toolhost_sandbox::FilesystemMode;
 
+use super::env_scrub;
+use super::error::SettingsError;
+use super::read_profile::ReadProfile;
+
 /// The sandbox keys of a tool's settings section.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default)]
@@ -31,6 +35,17 @@ pub struct SandboxSettings {
     /// Whether a repository whose history holds files `.clineignore` blocks has its objects
     /// hidden from commands.
     pub hide_committed_ignored: bool,
+    /// More paths no command reads, besides the default list (`~` expanded; `*` and `?`
+    /// match within one name).
+    pub deny_read: Vec<String>,
+    /// Paths of the deny-read list commands may read after all: a glob matching a listed
+    /// path or a directory above it.
+    pub allow_read: Vec<String>,
+    /// What commands may read: everything but the deny-read list, or only the workspace, the
+    /// system and the toolchains.
+    pub read: ReadProfile,
+    /// Variables commands keep although their names look like secrets (exact names).
+    pub env_keep: Vec<String>,
     /// The settings section the keys came from, as messages name it.
     #[serde(skip)]
     pub section: String,
@@ -49,6 +64,10 @@ impl Default for SandboxSettings {
             max_tmp_mb: 1024,
             git_guard: true,
             hide_committed_ignored: true,
+            deny_read: Vec::new(),
+            allow_read: Vec::new(),
+            read: ReadProfile::All,
+            env_keep: Vec::new(),
             section: "sandbox".to_string(),
         }
     }
@@ -58,9 +77,13 @@ impl SandboxSettings {
     /// The sandbox keys of a `sandbox.wrap_command` request: `settings` is the asking tool's
     /// settings section (its other keys are the tool's and are ignored here), `section` its
     /// name.
-    pub fn from_request(request: &Value) -> Result<Self, String> {
+    pub fn from_request(request: &Value) -> Result<Self, SettingsError> {
         let section_name = request["section"].as_str().unwrap_or("sandbox").to_string();
-        let section = &request["settings"];
+        Self::from_section(&request["settings"], &section_name)
+    }
+
+    /// The sandbox keys of the settings section `section` named `section_name`.
+    pub fn from_section(section: &Value, section_name: &str) -> Result<Self, SettingsError> {
         let mut keys = serde_json::Map::new();
         for key in [
             "sandbox",
@@ -73,14 +96,30 @@ impl SandboxSettings {
             "max_tmp_mb",
             "git_guard",
             "hide_committed_ignored",
+            "deny_read",
+            "allow_read",
+            "read",
+            "env_keep",
         ] {
             if let Some(value) = section.get(key) {
                 keys.insert(key.to_string(), value.clone());
             }
         }
-        let mut settings: Self = serde_json::from_value(Value::Object(keys))
-            .map_err(|e| format!("[{section_name}]: {e}"))?;
-        settings.section = section_name;
+        let mut settings: Self =
+            serde_json::from_value(Value::Object(keys)).map_err(|e| SettingsError::Invalid {
+                section: section_name.to_string(),
+                message: e.to_string(),
+            })?;
+        settings.section = section_name.to_string();
+        for name in &settings.env_keep {
+            if let Some(pattern) = env_scrub::own_pattern(name) {
+                return Err(SettingsError::OwnVariableKept {
+                    section: settings.section.clone(),
+                    name: name.clone(),
+                    pattern: pattern.to_string(),
+                });
+            }
+        }
         Ok(settings)
     }
 }
@@ -100,8 +139,22 @@ mod tests {
         .unwrap_or_default();
         assert_eq!(s.sandbox, FilesystemMode::ReadOnly);
         assert!(!s.network);
-        assert!(
-            SandboxSettings::from_request(&json!({"settings": {"sandbox": "strict"}})).is_err()
+        assert!(matches!(
+            SandboxSettings::from_request(&json!({"settings": {"sandbox": "strict"}})),
+            Err(SettingsError::Invalid { .. })
+        ));
+        let s = SandboxSettings::from_request(&json!({"settings": {
+            "read": "workspace", "deny_read": ["~/notes"], "env_keep": ["GH_TOKEN"]}}))
+        .unwrap_or_default();
+        assert_eq!(s.read, ReadProfile::Workspace);
+        assert_eq!(s.deny_read, ["~/notes"]);
+        assert_eq!(s.env_keep, ["GH_TOKEN"]);
+        let own = SandboxSettings::from_request(&json!({"section": "execute_command",
+            "settings": {"env_keep": ["TOOLHOST_MCP_TOKEN"]}}));
+        assert_eq!(
+            own.err().map(|e| e.to_string()).unwrap_or_default(),
+            "The setting execute_command.env_keep names TOOLHOST_MCP_TOKEN, one of toolhost's \
+             own variables (TOOLHOST_*), which no command gets."
         );
     }
 }

@@ -5,6 +5,7 @@ use std::net::{AddrParseError, SocketAddr};
 use std::path::PathBuf;
 
 use crate::call::hooks::trust::TrustError;
+use crate::command_sandbox::error::{PolicyError, SettingsError as SandboxSettingsError};
 use crate::error::CallError;
 use crate::plugins::bundle::BundleError;
 use crate::settings::{InvalidSettings, SettingsError};
@@ -12,6 +13,12 @@ use crate::settings::{InvalidSettings, SettingsError};
 /// Why a command of the command line, `serve` or `mcp` could not run (a usage error: exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum FrontendError {
+    /// A tool's sandbox settings cannot be used (`policy sandbox`).
+    #[error(transparent)]
+    SandboxSettings(#[from] SandboxSettingsError),
+    /// The sandbox of a tool's commands cannot be built as its settings say (`policy sandbox`).
+    #[error(transparent)]
+    SandboxPolicy(#[from] PolicyError),
     /// The settings file cannot be read or used.
     #[error(transparent)]
     Settings(#[from] SettingsError),

@@ -48,6 +48,10 @@ pub struct Wrap {
     /// process.
     #[serde(default)]
     pub memory_cgroup: bool,
+    /// What the command may read: `all` (but the hidden files) or `workspace` (only the
+    /// workspace, the system and the toolchains).
+    #[serde(default)]
+    pub read: String,
 }
 
 fn yes() -> bool {
@@ -236,10 +240,17 @@ fn sandbox_note(wrap: &Wrap, lower: &[String]) -> Option<String> {
             };
             format!(
                 "writing outside the writable roots ({}{private}), or to git's hooks and \
-                 configuration or a file hidden by .clineignore",
+                 configuration or a file hidden by .clineignore or the deny-read list",
                 list(&wrap.writable_roots)
             )
         });
+        if wrap.read == "workspace" {
+            denied.push(
+                "reading outside the workspace, the system and the toolchains (read = \
+                 \"workspace\")"
+                    .to_string(),
+            );
+        }
     }
     if network {
         denied.push("the network (it is off in the sandbox)".to_string());
@@ -273,6 +284,7 @@ mod tests {
             max_tmp_mb: Some(64),
             max_processes: Some(300),
             memory_cgroup: false,
+            read: "all".into(),
         }
     }
 
@@ -295,6 +307,20 @@ mod tests {
             "{note}"
         );
         assert!(note.contains("sandbox_escalation"), "{note}");
+        assert!(!note.contains("reading outside"), "{note}");
+        let strict = Wrap {
+            read: "workspace".into(),
+            ..confined(true)
+        };
+        let note = denial_note(&strict, &lines("cat: /home/u/notes: Permission denied"))
+            .unwrap_or_default();
+        assert!(
+            note.contains(
+                "; reading outside the workspace, the system and the toolchains (read = \
+                 \"workspace\")"
+            ),
+            "{note}"
+        );
         let note = denial_note(
             &confined(false),
             &lines("curl: (6) Could not resolve host: example.com"),

@@ -267,7 +267,7 @@ fn inner(
         ForkResult::Child => {
             signals::unblock_all();
             caps::drop_all(last_cap);
-            exec(argv, &policy.env_remove)
+            exec(argv, policy)
         }
         ForkResult::Parent { child } => child,
     };
@@ -316,11 +316,11 @@ fn confine(policy: &SandboxPolicy) -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// Runs the command (in the forked child) with the variables `env_remove` names taken out of
+/// Runs the command (in the forked child) with the variables `policy` removes taken out of
 /// its environment; never returns.
-fn exec(argv: &[CString], env_remove: &[String]) -> ! {
+fn exec(argv: &[CString], policy: &SandboxPolicy) -> ! {
     let env: Vec<CString> = std::env::vars_os()
-        .filter(|(name, _)| !env_removed(&name.to_string_lossy(), env_remove))
+        .filter(|(name, _)| !env_removed(&name.to_string_lossy(), policy))
         .filter_map(|(name, value)| {
             let mut pair = name.into_vec();
             pair.push(b'=');

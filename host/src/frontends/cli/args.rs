@@ -167,4 +167,19 @@ pub enum PolicyCommand {
         #[arg(long)]
         json: bool,
     },
+    /// What execute_command's sandbox hides and passes: the deny-read list and which of its
+    /// entries exist here, what commands may read, and which variables of this environment
+    /// they get (names only).
+    Sandbox {
+        /// The workspace.
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The settings section of the tool whose commands to show (default: execute_command's).
+        #[arg(long, value_name = "NAME")]
+        section: Option<String>,
+        /// Print JSON (`section`, `sandbox`, `network`, `read`, `applies`, `deny_read`,
+        /// `allow_read`, `own_files`, `readable`, `env_patterns`, `env_keep`, `env`).
+        #[arg(long)]
+        json: bool,
+    },
 }

@@ -10,6 +10,7 @@ mod host;
 pub mod mcp_servers;
 mod report;
 mod run;
+mod sandbox_report;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -148,6 +149,21 @@ pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
         Command::Policy(PolicyCommand::CheckPath { path, workspace }) => {
             let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
             print_line(&check_path_json(&workspace, &path).to_string());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Policy(PolicyCommand::Sandbox {
+            workspace,
+            section,
+            json,
+        }) => {
+            let settings = crate::settings::Settings::load(cli.settings.as_deref())?;
+            let workspace = policy_workspace(&workspace, cli.settings.as_deref())?;
+            let report = sandbox_report::report(&workspace, &settings, section.as_deref())?;
+            if json {
+                print_line(&report.to_string());
+            } else {
+                print!("{}", crate::command_sandbox::report::render_text(&report));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Policy(PolicyCommand::CheckCommand {
