@@ -33,6 +33,21 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind.
+    pub const ALL: [Self; 11] = [
+        Self::InvalidParams,
+        Self::Failed,
+        Self::Blocked,
+        Self::Denied,
+        Self::Cancelled,
+        Self::Timeout,
+        Self::Unavailable,
+        Self::PathChanged,
+        Self::Panic,
+        Self::Internal,
+        Self::Crashed,
+    ];
+
     /// Whether the model's consecutive-mistake counter goes up for this kind.
     pub fn is_mistake(self) -> bool {
         matches!(self, Self::InvalidParams | Self::Failed)
@@ -83,22 +98,10 @@ mod tests {
 
     #[test]
     fn only_bad_parameters_and_failures_are_mistakes() {
-        let mistakes: Vec<_> = [
-            ErrorKind::InvalidParams,
-            ErrorKind::Failed,
-            ErrorKind::Blocked,
-            ErrorKind::Denied,
-            ErrorKind::Cancelled,
-            ErrorKind::Timeout,
-            ErrorKind::Unavailable,
-            ErrorKind::PathChanged,
-            ErrorKind::Panic,
-            ErrorKind::Internal,
-            ErrorKind::Crashed,
-        ]
-        .into_iter()
-        .filter(|kind| kind.is_mistake())
-        .collect();
+        let mistakes: Vec<_> = ErrorKind::ALL
+            .into_iter()
+            .filter(|kind| kind.is_mistake())
+            .collect();
         assert_eq!(mistakes, [ErrorKind::InvalidParams, ErrorKind::Failed]);
     }
 

@@ -64,19 +64,7 @@ mod tests {
             }
             assert_eq!(kind, ErrorKind::Failed, "{number} is not a known kind");
         }
-        for kind in [
-            ErrorKind::InvalidParams,
-            ErrorKind::Failed,
-            ErrorKind::Blocked,
-            ErrorKind::Denied,
-            ErrorKind::Cancelled,
-            ErrorKind::Timeout,
-            ErrorKind::Unavailable,
-            ErrorKind::PathChanged,
-            ErrorKind::Panic,
-            ErrorKind::Internal,
-            ErrorKind::Crashed,
-        ] {
+        for kind in ErrorKind::ALL {
             assert_eq!(host_kind(abi_kind(kind)), kind);
             assert_eq!(abi_kind(kind).name(), kind.name());
         }
