@@ -37,26 +37,6 @@ impl HandlerClock {
         }
     }
 
-    /// The handler of the call `description` describes starts now.
-    pub fn started(&self, description: &str) {
-        let _ = self.description.set(description.to_string());
-        let nanos = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        let previous = self
-            .state
-            .swap(nanos.min(RETURNED - 2) + 1, Ordering::AcqRel);
-        debug_assert_eq!(previous, NOT_STARTED, "a call's handler starts once");
-    }
-
-    /// The handler returned. `false` when the caller had given the call up: its outcome is
-    /// no longer wanted.
-    pub fn returned(&self) -> bool {
-        self.state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
-                (state != ABANDONED).then_some(RETURNED)
-            })
-            .is_ok()
-    }
-
     /// The handler is to run again (a path of the call changed after it was checked): its
     /// next start is timed afresh. `false` when the caller gave the call up.
     pub fn again(&self) -> bool {
@@ -97,12 +77,24 @@ impl HandlerClock {
 
 /// A handler in this process marks its start and return on its call's clock.
 impl Watch for HandlerClock {
+    /// The handler of the call `description` describes starts now.
     fn started(&self, description: &str) {
-        HandlerClock::started(self, description);
+        let _ = self.description.set(description.to_string());
+        let nanos = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let previous = self
+            .state
+            .swap(nanos.min(RETURNED - 2) + 1, Ordering::AcqRel);
+        debug_assert_eq!(previous, NOT_STARTED, "a call's handler starts once");
     }
 
+    /// The handler returned. `false` when the caller had given the call up: its outcome is
+    /// no longer wanted.
     fn returned(&self) -> bool {
-        HandlerClock::returned(self)
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
+                (state != ABANDONED).then_some(RETURNED)
+            })
+            .is_ok()
     }
 }
 
