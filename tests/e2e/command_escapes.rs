@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use toolhost_tests::session::{Frontend, Session};
-use toolhost_tests::{run, toolhost, toolhost_as_installed, PluginDir, Run};
+use toolhost_tests::{in_home, run, toolhost, toolhost_as_installed, PluginDir, Run};
 
 const SETTINGS: &str = "[auto_approve]\nexecute_safe_commands = true\nread_files = true\n";
 
@@ -73,18 +73,14 @@ impl Scene {
         self.host(toolhost(), &self.settings)
     }
 
-    fn host(&self, mut command: Command, settings: &Path) -> Command {
-        command
-            .arg("--plugins")
-            .arg(self.plugins.path())
-            .arg("--settings")
-            .arg(settings)
-            .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.home.join(".config"))
-            .env("TMPDIR", &self.tmp)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env_remove("TOOLHOST_SANDBOX_UNAVAILABLE");
-        command
+    fn host(&self, command: Command, settings: &Path) -> Command {
+        in_home(
+            command,
+            self.plugins.path(),
+            settings,
+            &self.home,
+            &self.tmp,
+        )
     }
 
     fn call(&self, tool: &str, params: &Value) -> Run {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{json, Value};
-use toolhost_tests::{run, toolhost, PluginDir, Run};
+use toolhost_tests::{in_home, run, toolhost, PluginDir, Run};
 
 /// A fake secret at each place of the deny-read list (relative to the home directory).
 const PLANTED: [&str; 27] = [
@@ -96,18 +96,13 @@ impl Scene {
     }
 
     fn toolhost(&self) -> Command {
-        let mut command = toolhost();
-        command
-            .arg("--plugins")
-            .arg(self.plugins.path())
-            .arg("--settings")
-            .arg(self.base.join("settings.toml"))
-            .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.home.join(".config"))
-            .env("TMPDIR", &self.tmp)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env_remove("TOOLHOST_SANDBOX_UNAVAILABLE");
-        command
+        in_home(
+            toolhost(),
+            self.plugins.path(),
+            &self.base.join("settings.toml"),
+            &self.home,
+            &self.tmp,
+        )
     }
 
     /// Runs a command the model marks as safe, with `env` added to the host's environment.

@@ -179,6 +179,30 @@ pub fn toolhost() -> Command {
     command
 }
 
+/// `command` (a `toolhost`) run as a user whose home is `home`: the plugins of `plugins`, the
+/// settings file `settings`, `HOME` and `XDG_CONFIG_HOME` (`home/.config`) there, `tmp` as
+/// `TMPDIR`, no system git configuration, and the sandbox as this machine has it (a
+/// `TOOLHOST_SANDBOX_UNAVAILABLE` of the test run removed).
+pub fn in_home(
+    mut command: Command,
+    plugins: &Path,
+    settings: &Path,
+    home: &Path,
+    tmp: &Path,
+) -> Command {
+    command
+        .arg("--plugins")
+        .arg(plugins)
+        .arg("--settings")
+        .arg(settings)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("TMPDIR", tmp)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("TOOLHOST_SANDBOX_UNAVAILABLE");
+    command
+}
+
 /// [`toolhost`] without choosing where plugins run: the default rules apply.
 pub fn toolhost_as_installed() -> Command {
     static CONFIG_HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
