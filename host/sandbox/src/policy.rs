@@ -169,6 +169,10 @@ pub fn env_removed(name: &str, policy: &SandboxPolicy) -> bool {
 /// Whether `pattern` matches all of `text`: `*` matches any run of characters (none
 /// included), `?` any one character, everything else itself (without regard to ASCII case
 /// when `fold_case`).
+///
+/// Written here rather than taken from globset: these patterns know only `*` and `?` (the
+/// settings document no more), so a `[`, `{` or `\` in a variable's or a file's name means
+/// itself, where a glob would read a class, alternatives or an escape.
 pub fn wildcard_match(pattern: &str, text: &str, fold_case: bool) -> bool {
     let same = |p: char, t: char| p == t || (fold_case && p.eq_ignore_ascii_case(&t));
     let pattern: Vec<char> = pattern.chars().collect();
