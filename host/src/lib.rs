@@ -9,6 +9,8 @@
 //!   run-time tools, curated bundles, hot swap;
 //! - `command_sandbox`: the host side of the command sandbox (`sandbox.wrap_command`, the
 //!   policy built from the settings, the supervisor mode of the binary);
+//! - `egress`: where connections may go (`[egress]`) and the proxy commands reach the
+//!   network through;
 //! - `permissions`: the workspace capability, `.clineignore`, approval, command permissions;
 //! - `agent`: the assistant-message parser, the message session, schema rendering;
 //! - `frontends`: the command line, JSON lines, MCP, replay.
@@ -36,6 +38,7 @@
 pub(crate) mod agent;
 pub(crate) mod call;
 pub(crate) mod command_sandbox;
+pub(crate) mod egress;
 pub(crate) mod error;
 pub(crate) mod frontends;
 #[cfg(feature = "fuzzing")]

@@ -94,6 +94,7 @@ impl Ui for TerminalUi {
         let prompt = match kind {
             "followup" => "Your answer: ",
             "hook" => "[y/N]: ",
+            "egress" => "[y = for this task, always, N]: ",
             _ => "Approve? [y/N, or type feedback to deny with it]: ",
         };
         let _ = write!(stderr, "\n[{kind}] {text}\n{prompt}");

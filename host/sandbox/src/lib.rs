@@ -35,8 +35,8 @@ use std::ffi::OsString;
 pub use applied::Applied;
 pub use error::{SandboxError, MESSAGE_PREFIX, SETUP_FAILED};
 pub use policy::{
-    env_removed, protected_paths, wildcard_match, Adapted, FilesystemMode, Limits, Missing,
-    Protected, SandboxPolicy,
+    env_removed, protected_paths, wildcard_match, Adapted, EgressLink, FilesystemMode, Limits,
+    Missing, Protected, SandboxPolicy,
 };
 pub use support::{Feature, Support};
 

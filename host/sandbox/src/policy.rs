@@ -93,6 +93,11 @@ pub struct SandboxPolicy {
     /// Whether the network can be reached. `false`: a network namespace of its own (when the
     /// kernel allows one) and a seccomp filter refusing every socket but Unix ones.
     pub network: bool,
+    /// With `network` false: the host's egress proxy, the command's one way out. The command
+    /// gets a network namespace whose loopback has a port leading there (named by
+    /// `HTTP_PROXY` and its kin); see [`EgressLink`]. Without a network namespace it gets no
+    /// network at all.
+    pub egress: Option<EgressLink>,
     /// Whether programs may be started. `false`: `execve` and `execveat` fail with `EPERM`
     /// (seccomp); only for a process that confines itself, since a supervisor must start its
     /// command.
@@ -119,11 +124,30 @@ impl Default for SandboxPolicy {
             env_keep: Vec::new(),
             git_guarded_roots: Vec::new(),
             network: true,
+            egress: None,
             spawn: true,
             limits: Limits::default(),
             die_with_parent: true,
         }
     }
+}
+
+/// How a sandboxed command reaches the host's egress proxy: a Unix socket the host listens on,
+/// and the token that tells the host whose command is connecting (one use).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EgressLink {
+    /// The proxy's socket.
+    pub socket: PathBuf,
+    /// The token the supervisor presents.
+    pub token: String,
+}
+
+impl EgressLink {
+    /// The line the host answers to a token it knows (the supervisor sends the token as a
+    /// line first). Each message after it carries one connected socket (`SCM_RIGHTS`, with
+    /// one byte of data).
+    pub const ACCEPTED: &'static str = "ok";
 }
 
 /// The paths of a writable root that stay protected.
@@ -301,6 +325,15 @@ impl SandboxPolicy {
                     .to_string(),
             });
             policy.network = true;
+        }
+        if policy.egress.is_some() && !policy.network && !support.network_namespaces() {
+            missing.push(Missing {
+                feature: Feature::NetworkNamespaces,
+                effect: "commands get no network at all: the egress proxy reaches them only \
+                         through a network namespace of their own"
+                    .to_string(),
+            });
+            policy.egress = None;
         }
         if policy.limits.max_processes.is_some() && !support.process_limit() {
             missing.push(Missing {

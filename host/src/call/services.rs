@@ -209,10 +209,20 @@ impl CallServices for HostCallServices {
             }
             ("sandbox", "wrap_command") => {
                 let host = self.host()?;
+                let egress = crate::command_sandbox::EgressAsking {
+                    task: host.task_id().to_string(),
+                    tool: self.tool.clone(),
+                    asker: Arc::new(EgressQuestions {
+                        host: self.host.clone(),
+                        options: self.options(),
+                        subagent: self.subagent,
+                    }),
+                };
                 let context = crate::command_sandbox::Context {
                     workspace: host.workspace(),
                     settings: host.settings(),
                     private_dir: crate::plugins::private_dir::path().ok(),
+                    egress: Some(&egress),
                 };
                 crate::command_sandbox::wrap_command(context, payload)
             }
@@ -221,5 +231,61 @@ impl CallServices for HostCallServices {
                 format!("this host offers no service '{service}.{method}'"),
             )),
         }
+    }
+}
+
+/// The egress proxy's questions for one call's commands: asked of the call's user, under
+/// the session's approval mode.
+struct EgressQuestions {
+    host: Weak<Host>,
+    options: CallOptions,
+    subagent: bool,
+}
+
+impl crate::egress::Asker for EgressQuestions {
+    fn ask(&self, question: &str) -> crate::egress::Answer {
+        use crate::egress::Answer;
+        use crate::permissions::approval::{ApprovalMode, BY_THE_USER};
+        let Some(host) = self.host.upgrade() else {
+            return Answer::Refused("with nobody to ask (the host is ending)".into());
+        };
+        if self
+            .options
+            .cancellation
+            .as_ref()
+            .is_some_and(|c| c.is_cancelled())
+        {
+            return Answer::Refused("with nobody to ask (the call was cancelled)".into());
+        }
+        if self.subagent {
+            return Answer::Refused("because subagents do not ask the user".into());
+        }
+        let ui = host.ui_for(&self.options);
+        let answer = match host.approval_mode() {
+            ApprovalMode::ApproveAll => Answer::ThisTask("by --yes"),
+            ApprovalMode::DenyUnlessAuto => Answer::Refused(
+                "with nobody to ask (no terminal, and the frontend asks nothing)".into(),
+            ),
+            ApprovalMode::Ask => match ui.ask("egress", question) {
+                None => Answer::Refused("with nobody to ask".into()),
+                Some(reply) if reply.response == AskResponse::Yes => Answer::ThisTask(BY_THE_USER),
+                Some(reply) => match reply.text.as_deref().map(str::trim) {
+                    Some(text)
+                        if text.eq_ignore_ascii_case("always")
+                            || text.eq_ignore_ascii_case("a") =>
+                    {
+                        Answer::Always
+                    }
+                    _ => Answer::Refused(BY_THE_USER.into()),
+                },
+            },
+        };
+        let verdict = match &answer {
+            Answer::ThisTask(by) => format!("allowed for this task {by}"),
+            Answer::Always => "allowed from now on by the user".to_string(),
+            Answer::Refused(by) => format!("refused {by}"),
+        };
+        ui.say("approval", &format!("{question}: {verdict}"), false);
+        answer
     }
 }

@@ -99,4 +99,7 @@ pub enum PolicyError {
         /// Where it leads.
         target: PathBuf,
     },
+    /// The `[egress]` settings cannot be used.
+    #[error("The [egress] settings cannot be used: {0}.")]
+    Egress(#[from] crate::egress::EgressError),
 }

@@ -13,7 +13,8 @@
 //! - `sandbox`: `off` (no sandbox: the prefix is empty), `read-only`, `workspace-write`
 //!   (default): the workspace roots, the temporary directory, the package caches
 //!   ([`policy::default_cache_roots`]) and `writable_roots` are writable, everything else read-only.
-//! - `network` (default true), `writable_roots` (`~` and `${env:NAME}` expanded), `mask_ignored` (default true:
+//! - `network`: `"proxy"` (default: only through the host's egress proxy, under `[egress]`;
+//!   see [`crate::egress`]), `"off"` (`false`), `"direct"` (`true`); `writable_roots` (`~` and `${env:NAME}` expanded), `mask_ignored` (default true:
 //!   what `.clineignore` blocks is hidden), `max_processes` (default 2048), `sandbox_required`
 //!   (default false: on a kernel without a part of the sandbox, run without it and warn once;
 //!   true: refuse the command).
@@ -44,8 +45,8 @@ use crate::error::{CallError, ErrorKind};
 use serde_json::{json, Value};
 use toolhost_sandbox::{FilesystemMode, Limits, SandboxPolicy, Support};
 
-pub use policy::Context;
-use settings::SandboxSettings;
+pub use policy::{Context, EgressAsking};
+use settings::{Network, SandboxSettings};
 use supervisor::SUPERVISOR_MODE;
 
 static WARNED: AtomicBool = AtomicBool::new(false);
@@ -103,7 +104,11 @@ fn wrap(
     } else {
         let built = policy::build(context, settings, limits).map_err(|e| blocked(e.to_string()))?;
         notes = built.notes;
-        built.policy
+        let mut policy = built.policy;
+        if settings.network == Network::Proxy {
+            policy.egress = Some(egress_link(context)?);
+        }
+        policy
     };
     let adapted = wanted.adapt(support());
     let mut warning = None;
@@ -139,6 +144,7 @@ fn wrap(
         "argv_prefix": prefix,
         "mode": mode,
         "network": policy.network,
+        "egress_proxy": !policy.network && policy.egress.is_some(),
         "writable_roots": policy.writable_roots,
         "private_tmp": policy.private_tmp,
         "max_memory_mb": policy.limits.max_memory_bytes.map(|b| b >> 20),
@@ -148,6 +154,29 @@ fn wrap(
         "read": if escalated { "all" } else { settings.read.as_str() },
         "warning": warning,
     }))
+}
+
+/// Registers the command with the egress proxy, under the `[egress]` policy of the settings.
+fn egress_link(context: Context<'_>) -> Result<toolhost_sandbox::EgressLink, CallError> {
+    let unusable = |why: String| {
+        blocked(format!(
+            "The command was not run: its network goes through the egress proxy (network = \
+             \"proxy\"), which cannot be used: {why}. Set network = \"off\" to run it without \
+             any network."
+        ))
+    };
+    let (Some(asking), Some(private_dir)) = (context.egress, context.private_dir) else {
+        return Err(unusable("this host has no private directory for it".into()));
+    };
+    let policy = crate::egress::Policy::from_settings(&context.settings.egress)
+        .map_err(|e| unusable(e.to_string()))?;
+    let grant = crate::egress::Grant {
+        task: asking.task.clone(),
+        tool: asking.tool.clone(),
+        policy,
+        asker: asking.asker.clone(),
+    };
+    crate::egress::link(grant, private_dir).map_err(|e| unusable(e.to_string()))
 }
 
 /// The warning text the first time in this process (also logged), `None` afterwards.

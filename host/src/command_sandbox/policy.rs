@@ -12,7 +12,7 @@ use super::error::PolicyError;
 use super::ignored::ignored_paths;
 use super::own_files::own_files;
 use super::read_profile::{self, ReadProfile};
-use super::settings::SandboxSettings;
+use super::settings::{Network, SandboxSettings};
 use super::{deny_read, env_scrub, git_history};
 use crate::settings::Settings;
 
@@ -23,8 +23,21 @@ pub struct Context<'a> {
     pub workspace: &'a Workspace,
     /// The host's settings: the files they name are toolhost's own, hidden.
     pub settings: &'a Settings,
-    /// This process's private directory, hidden too (`None`: there is none).
+    /// This process's private directory, hidden too (`None`: there is none); the egress
+    /// proxy's socket is there.
     pub private_dir: Option<&'a Path>,
+    /// Whose command it is, for the egress proxy (`None`: only described, never run).
+    pub egress: Option<&'a EgressAsking>,
+}
+
+/// Who a command's connections through the egress proxy are made for, and who is asked.
+pub struct EgressAsking {
+    /// The task.
+    pub task: String,
+    /// The tool that runs the command.
+    pub tool: String,
+    /// Who answers the proxy's questions.
+    pub asker: std::sync::Arc<dyn crate::egress::Asker>,
 }
 
 /// The temporary directories each command gets a private one of: `/tmp`, `$TMPDIR` and
@@ -133,7 +146,7 @@ pub(super) fn build(
         .collect();
     let mut policy = SandboxPolicy {
         filesystem: settings.sandbox,
-        network: settings.network,
+        network: settings.network == Network::Direct,
         limits,
         die_with_parent: true,
         ..SandboxPolicy::default()

@@ -13,9 +13,11 @@ use super::error::PolicyError;
 use super::own_files::own_files;
 use super::policy::{default_cache_roots, private_tmp_dirs, Context};
 use super::read_profile::{self, ReadProfile};
-use super::settings::SandboxSettings;
+use super::settings::{Network, SandboxSettings};
 
-/// The report as JSON: `section`, `sandbox`, `network`, `read`, `applies` (whether any of it
+/// The report as JSON: `section`, `sandbox`, `network`, `egress` (with `network = "proxy"`:
+/// the `[egress]` rules in the order they apply, whether the rest is asked, where answers
+/// and logs are kept), `read`, `applies` (whether any of it
 /// applies: not with `sandbox = "off"`), `deny_read` (each entry's `path`, `category`, `what`,
 /// `hidden` and `allowed` paths found here), `allow_read` (each glob and the entries it lets
 /// through), `own_files` (toolhost's own files, hidden too), `readable` (with
@@ -80,10 +82,24 @@ pub fn report(context: Context<'_>, settings: &SandboxSettings) -> Result<Value,
             value
         })
         .collect();
+    let egress = match settings.network {
+        Network::Proxy => {
+            let policy = crate::egress::Policy::from_settings(&context.settings.egress)?;
+            let rules: Vec<Value> = policy
+                .listed()
+                .into_iter()
+                .map(|(rule, from)| json!({"rule": rule, "from": from}))
+                .collect();
+            json!({"rules": rules, "asks": policy.asks(), "allowed_file": policy.allowed_file,
+                   "log_dir": policy.log_dir})
+        }
+        Network::Off | Network::Direct => Value::Null,
+    };
     Ok(json!({
         "section": settings.section,
         "sandbox": settings.sandbox.as_str(),
-        "network": settings.network,
+        "network": settings.network.as_str(),
+        "egress": egress,
         "read": settings.read.as_str(),
         "applies": settings.sandbox != FilesystemMode::Off,
         "deny_read": entries,
@@ -104,9 +120,24 @@ pub fn render_text(report: &Value) -> String {
     out.push_str(&format!(
         "[{section}] sandbox = {}, network = {}, read = {}\n",
         text(&report["sandbox"]),
-        report["network"],
+        text(&report["network"]),
         text(&report["read"])
     ));
+    if let Some(rules) = report["egress"]["rules"].as_array() {
+        out.push_str("\nConnections (network = \"proxy\": through the egress proxy, [egress]; first match wins):\n");
+        for rule in rules {
+            out.push_str(&format!(
+                "  {:<40} {}\n",
+                text(&rule["rule"]),
+                text(&rule["from"])
+            ));
+        }
+        out.push_str(if report["egress"]["asks"] == json!(true) {
+            "  anything else: asked (denied with nobody to ask); internal addresses only by an exact address rule\n"
+        } else {
+            "  anything else: denied (egress.ask = false); internal addresses only by an exact address rule\n"
+        });
+    }
     if report["applies"] == json!(false) {
         out.push_str(
             "The sandbox is off: commands read every file and get the whole environment; \
@@ -197,7 +228,9 @@ mod tests {
             Some(json!({"verdict": "removed", "pattern": "*_KEY"}))
         );
         let text = render_text(&json!({
-            "section": "execute_command", "sandbox": "workspace-write", "network": true,
+            "section": "execute_command", "sandbox": "workspace-write", "network": "proxy",
+            "egress": {"rules": [{"rule": "allow crates.io", "from": "the package registries"}],
+                       "asks": true},
             "read": "all", "applies": true,
             "deny_read": [{"path": "~/.ssh", "category": "ssh", "what": "keys",
                            "hidden": ["/h/.ssh"], "allowed": []}],
@@ -211,5 +244,8 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("  passes   PATH\n"), "{text}");
+        assert!(text.contains("network = proxy"), "{text}");
+        assert!(text.contains("  allow crates.io "), "{text}");
+        assert!(text.contains("anything else: asked"), "{text}");
     }
 }

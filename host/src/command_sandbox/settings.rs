@@ -9,14 +9,60 @@ use super::env_scrub;
 use super::error::SettingsError;
 use super::read_profile::ReadProfile;
 
+/// How sandboxed commands reach the network (`network`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Network {
+    /// `false` / `"off"`: not at all (no proxy either).
+    Off,
+    /// `"proxy"` (default): only through the host's egress proxy, under `[egress]`.
+    Proxy,
+    /// `true` / `"direct"`: directly, anywhere (the sandbox keeps no network of its own).
+    Direct,
+}
+
+impl Network {
+    /// The setting's name for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Proxy => "proxy",
+            Self::Direct => "direct",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Network {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Switch(bool),
+            Name(String),
+        }
+        match Written::deserialize(deserializer)? {
+            Written::Switch(true) => Ok(Self::Direct),
+            Written::Switch(false) => Ok(Self::Off),
+            Written::Name(name) => match name.as_str() {
+                "off" => Ok(Self::Off),
+                "proxy" => Ok(Self::Proxy),
+                "direct" => Ok(Self::Direct),
+                other => Err(serde::de::Error::custom(format!(
+                    "network = \"{other}\" is not a network setting: \"proxy\" (the default: \
+                     through the egress proxy), \"off\" (false) or \"direct\" (true)"
+                ))),
+            },
+        }
+    }
+}
+
 /// The sandbox keys of a tool's settings section.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default)]
 pub struct SandboxSettings {
     /// `off`, `read-only` or `workspace-write`.
     pub sandbox: FilesystemMode,
-    /// Whether commands reach the network.
-    pub network: bool,
+    /// How commands reach the network.
+    pub network: Network,
     /// More writable roots (`~` expanded).
     pub writable_roots: Vec<String>,
     /// Whether what `.clineignore` blocks is hidden from commands.
@@ -55,7 +101,7 @@ impl Default for SandboxSettings {
     fn default() -> Self {
         Self {
             sandbox: FilesystemMode::WorkspaceWrite,
-            network: true,
+            network: Network::Proxy,
             writable_roots: Vec::new(),
             mask_ignored: true,
             sandbox_required: false,
@@ -138,7 +184,21 @@ mod tests {
             "sandbox": "read-only", "network": false, "output_line_limit": 10}}))
         .unwrap_or_default();
         assert_eq!(s.sandbox, FilesystemMode::ReadOnly);
-        assert!(!s.network);
+        assert_eq!(s.network, Network::Off);
+        assert_eq!(SandboxSettings::default().network, Network::Proxy);
+        for (written, network) in [
+            (json!(true), Network::Direct),
+            (json!("direct"), Network::Direct),
+            (json!("proxy"), Network::Proxy),
+            (json!("off"), Network::Off),
+        ] {
+            let s = SandboxSettings::from_request(&json!({"settings": {"network": written}}));
+            assert_eq!(s.map(|s| s.network).ok(), Some(network));
+        }
+        let wrong = SandboxSettings::from_request(&json!({"settings": {"network": "open"}}));
+        assert!(wrong
+            .err()
+            .is_some_and(|e| e.to_string().contains("\"proxy\"")));
         assert!(matches!(
             SandboxSettings::from_request(&json!({"settings": {"sandbox": "strict"}})),
             Err(SettingsError::Invalid { .. })

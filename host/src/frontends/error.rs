@@ -16,6 +16,9 @@ pub enum FrontendError {
     /// A tool's sandbox settings cannot be used (`policy sandbox`).
     #[error(transparent)]
     SandboxSettings(#[from] SandboxSettingsError),
+    /// The `[egress]` settings cannot be used (`egress log`).
+    #[error(transparent)]
+    Egress(#[from] crate::egress::EgressError),
     /// The sandbox of a tool's commands cannot be built as its settings say (`policy sandbox`).
     #[error(transparent)]
     SandboxPolicy(#[from] PolicyError),

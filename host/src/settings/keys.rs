@@ -1,4 +1,5 @@
-//! The keys of the host's own sections (`[auto_approve]`, `[limits]`, `[hooks]`, `[workspace]`, `[plugins]`
+//! The keys of the host's own sections (`[auto_approve]`, `[limits]`, `[hooks]`, `[workspace]`,
+//! `[egress]`, `[plugins]`
 //! and `[plugins.<name>]`, `[agent]`): a misspelled one is named with the known key nearest
 //! to it. In the typed sections it is an error, as it always was; in `[agent]`, read by key,
 //! a warning. A top-level section whose name is one or two letters off a host section's is
@@ -11,7 +12,7 @@ use serde_json::Value;
 
 use super::error::{InvalidSettings, UnknownKey};
 use super::plugins::PluginOptions;
-use super::sections::{AutoApprove, HookSettings, Limits, WorkspaceSettings};
+use super::sections::{AutoApprove, EgressSettings, HookSettings, Limits, WorkspaceSettings};
 
 /// The keys the host reads from `[agent]`.
 const AGENT_KEYS: [&str; 3] = ["mode", "parallel_tool_calling", "yolo"];
@@ -77,8 +78,9 @@ fn unknown_in(section: &str, unknown: UnknownKey) -> InvalidSettings {
 }
 
 /// The typed sections and their keys (the fields of their defaults).
-fn typed_sections() -> [(&'static str, Vec<String>); 4] {
+fn typed_sections() -> [(&'static str, Vec<String>); 5] {
     [
+        ("egress", fields(&EgressSettings::default())),
         ("auto_approve", fields(&AutoApprove::default())),
         ("limits", fields(&Limits::default())),
         ("hooks", fields(&HookSettings::default())),

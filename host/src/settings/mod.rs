@@ -20,7 +20,7 @@ use serde_json::Value;
 
 pub use error::{InvalidSettings, SettingsError, UnknownKey};
 pub use plugins::{FsGrant, Isolation, PluginOptions, PluginsSettings};
-pub use sections::{AutoApprove, HookSettings, Limits, WorkspaceSettings};
+pub use sections::{AutoApprove, EgressSettings, HookSettings, Limits, WorkspaceSettings};
 
 /// The parsed settings file.
 #[derive(Debug, Clone, Default)]
@@ -35,6 +35,8 @@ pub struct Settings {
     pub plugins: PluginsSettings,
     /// The workspace's roots (`[workspace]`).
     pub workspace: WorkspaceSettings,
+    /// Where connections may go (`[egress]`).
+    pub egress: EgressSettings,
     /// The whole file as JSON, for tools' `setting` lookups.
     raw: Value,
     /// Where the settings came from, if from a file.
@@ -149,12 +151,14 @@ impl Settings {
         let plugins = PluginsSettings::from_section(&section("plugins"))?;
         let workspace: WorkspaceSettings = typed(section("workspace"), "workspace")?;
         workspace.root_specs()?;
+        let egress: EgressSettings = typed(section("egress"), "egress")?;
         let settings = Self {
             auto_approve,
             limits,
             hooks,
             plugins,
             workspace,
+            egress,
             raw,
             source: None,
         };

@@ -1,5 +1,5 @@
 //! The host's typed sections of the settings file: `[auto_approve]`, `[limits]`, `[hooks]`,
-//! `[workspace]` (`[plugins]` is [`super::plugins`]).
+//! `[workspace]`, `[egress]` (`[plugins]` is [`super::plugins`]).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -174,5 +174,44 @@ impl WorkspaceSettings {
                 })
             })
             .collect()
+    }
+}
+
+/// Where connections may go (`[egress]`): the one policy of the egress proxy that commands
+/// reach the network through. Rules are host names (`example.com`), a domain's subdomains
+/// (`*.example.com`), addresses (`10.0.0.5`, `[::1]`), each optionally with a port
+/// (`example.com:443`, `[::1]:8080`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EgressSettings {
+    /// Allowed without asking, besides the package registries. An address reached through a
+    /// name (loopback, private, link-local, the cloud metadata address, this machine's own)
+    /// is refused unless a rule here names that exact address.
+    pub allow: Vec<String>,
+    /// Refused without asking, before anything is allowed.
+    pub deny: Vec<String>,
+    /// Whether the package registries of the common ecosystems are allowed (Cargo, npm,
+    /// PyPI, Go, Maven; the list `toolhost policy egress` shows).
+    pub registries: bool,
+    /// Whether the user is asked about a host no rule names (`false`: it is refused).
+    pub ask: bool,
+    /// Where the hosts answered "always" are kept, one rule a line (`~` expanded); default
+    /// the configuration directory's `egress-allowed.txt`.
+    pub allowed_file: Option<String>,
+    /// Where each task's connection log is kept (`~` expanded); default
+    /// `$XDG_STATE_HOME/toolhost/egress`, else `~/.local/state/toolhost/egress`.
+    pub log_dir: Option<String>,
+}
+
+impl Default for EgressSettings {
+    fn default() -> Self {
+        Self {
+            allow: Vec::new(),
+            deny: Vec::new(),
+            registries: true,
+            ask: true,
+            allowed_file: None,
+            log_dir: None,
+        }
     }
 }

@@ -23,9 +23,13 @@ pub struct Wrap {
     /// `off`, `read-only`, `workspace-write` or `escalated`.
     #[serde(default)]
     pub mode: String,
-    /// Whether the command reaches the network.
+    /// Whether the command reaches the network directly.
     #[serde(default = "yes")]
     pub network: bool,
+    /// Whether it reaches the network through the host's egress proxy instead (whose
+    /// refusals the command's output already names).
+    #[serde(default)]
+    pub egress_proxy: bool,
     /// Where it may write (workspace-write).
     #[serde(default)]
     pub writable_roots: Vec<PathBuf>,
@@ -210,6 +214,7 @@ fn sandbox_note(wrap: &Wrap, lower: &[String]) -> Option<String> {
         return None;
     }
     let network = !wrap.network
+        && !wrap.egress_proxy
         && lower
             .iter()
             .any(|l| NETWORK_DENIALS.iter().any(|p| l.contains(p)));
@@ -263,7 +268,11 @@ fn sandbox_note(wrap: &Wrap, lower: &[String]) -> Option<String> {
          this, run the command again with sandbox_escalation set to \"true\": the user is asked \
          to approve a run outside the sandbox.",
         wrap.mode,
-        if wrap.network { "" } else { ", network off" },
+        match (wrap.network, wrap.egress_proxy) {
+            (true, _) => "",
+            (false, true) => ", network through the egress proxy",
+            (false, false) => ", network off",
+        },
         denied.join("; ")
     ))
 }
@@ -277,6 +286,7 @@ mod tests {
             argv_prefix: vec!["toolhost".into()],
             mode: "workspace-write".into(),
             network,
+            egress_proxy: false,
             writable_roots: vec!["/w".into()],
             private_tmp: vec!["/tmp".into()],
             warning: None,
@@ -328,6 +338,16 @@ mod tests {
         .unwrap_or_default();
         assert!(note.contains("the network"), "{note}");
         assert!(!note.contains("writing"), "{note}");
+        let proxied = Wrap {
+            egress_proxy: true,
+            ..confined(false)
+        };
+        let refused = lines("curl: (56) CONNECT tunnel failed, response 403");
+        assert_eq!(
+            denial_note(&proxied, &refused),
+            None,
+            "the proxy names its own refusals"
+        );
         let note = denial_note(
             &confined(false),
             &lines("PermissionError: [Errno 1] Operation not permitted"),

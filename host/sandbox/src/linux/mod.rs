@@ -3,6 +3,7 @@
 pub mod caps;
 pub mod cgroup;
 pub mod confine;
+pub mod egress_link;
 pub mod landlock_rules;
 pub mod limits;
 pub mod mounts;

@@ -1,6 +1,8 @@
 //! Entering the sandbox's namespaces: a user namespace first (the others need no privileges
-//! inside it), then mount, network and PID namespaces. The supervisor enters them itself; its
-//! next child is the first process of the PID namespace.
+//! inside it), then mount and network namespaces ([`enter`]), then a PID namespace
+//! ([`enter_pid`]). The supervisor enters them itself; its next child is the first process of
+//! the PID namespace. Between the two steps it may still start a process that stays outside
+//! the PID namespace (after the PID step, the kernel lets it start no thread either).
 
 use nix::sched::{unshare, CloneFlags};
 
@@ -25,8 +27,8 @@ fn try_unshare(flags: CloneFlags, feature: Feature) -> bool {
     !is_simulated_missing(feature) && unshare(flags).is_ok()
 }
 
-/// Enters the namespaces `policy` needs, and a PID namespace where possible. Fails when the
-/// policy needs mounts and no mount namespace can be had.
+/// Enters the user, mount and network namespaces `policy` needs. Fails when the policy needs
+/// mounts and no mount namespace can be had.
 pub fn enter(policy: &SandboxPolicy) -> Result<Entered, SandboxError> {
     let uid = nix::unistd::getuid();
     let gid = nix::unistd::getgid();
@@ -57,10 +59,14 @@ pub fn enter(policy: &SandboxPolicy) -> Result<Entered, SandboxError> {
     }
     entered.net =
         !policy.network && may && try_unshare(CloneFlags::CLONE_NEWNET, Feature::NetworkNamespaces);
+    Ok(entered)
+}
+
+/// Enters a PID namespace (for the children) where possible.
+pub fn enter_pid(entered: &mut Entered) {
     // Without a mount namespace the PID namespace could not have its own /proc, and every
     // `ps` would see the host's processes under numbers that mean nothing inside.
     entered.pid = entered.mount && try_unshare(CloneFlags::CLONE_NEWPID, Feature::PidNamespaces);
-    Ok(entered)
 }
 
 /// Maps the user's ids to themselves (the only mapping a process may write for itself).

@@ -30,6 +30,7 @@ use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{fork, ForkResult, Pid};
 
 use super::cgroup::Cgroup;
+use super::egress_link;
 use super::namespaces::Entered;
 use super::{caps, landlock_rules, limits, mounts, namespaces, net_filter, probe, reap, signals};
 use crate::error::{SandboxError, MESSAGE_PREFIX, SETUP_FAILED};
@@ -74,7 +75,24 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
     let repositories = guard_repositories(&mut policy)?;
     let policy = &policy;
     let cgroup = policy.limits.max_memory_bytes.and_then(Cgroup::create);
-    let entered = namespaces::enter(policy)?;
+    // The proxy's socket is reached from the caller's namespaces, before entering new ones.
+    let connected = match (&policy.egress, policy.network) {
+        (Some(link), false) => Some(egress_link::connect(link)?),
+        _ => None,
+    };
+    let mut entered = namespaces::enter(policy)?;
+    let egress = match connected {
+        Some(connected) if entered.net => Some(connected.listen()?.start_forwarder()?),
+        Some(_) => {
+            eprintln!(
+                "{MESSAGE_PREFIX}no network namespace could be made, so the command has no \
+                 network at all (the egress proxy reaches commands only through one)"
+            );
+            None
+        }
+        None => None,
+    };
+    namespaces::enter_pid(&mut entered);
     // Without a PID namespace the command sees this process too (the user and group maps,
     // written above, need it dumpable).
     prctl::set_dumpable(false).map_err(|e| SandboxError::setup("become undumpable", e))?;
@@ -86,11 +104,15 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
         ForkResult::Child => {
             drop(alive_writer);
             drop(status_reader);
+            let proxy_port = egress;
             let code = match inner(
                 policy,
                 &argv,
-                entered,
-                cgroup.as_ref(),
+                Inner {
+                    entered,
+                    cgroup: cgroup.as_ref(),
+                    proxy_port,
+                },
                 &alive_reader,
                 status_writer,
             ) {
@@ -215,14 +237,28 @@ fn wait_inner(inner: Pid, status: OwnedFd) -> Ending {
     }
 }
 
+/// What the outer supervisor made for the inner one.
+struct Inner<'a> {
+    /// The namespaces entered.
+    entered: Entered,
+    /// The memory cgroup, if one could be made.
+    cgroup: Option<&'a Cgroup>,
+    /// The egress proxy's port on the namespace's loopback, when the command has one.
+    proxy_port: Option<u16>,
+}
+
 fn inner(
     policy: &SandboxPolicy,
     argv: &[CString],
-    entered: Entered,
-    cgroup: Option<&Cgroup>,
+    made: Inner<'_>,
     alive: &OwnedFd,
     status: OwnedFd,
 ) -> Result<i32, SandboxError> {
+    let Inner {
+        entered,
+        cgroup,
+        proxy_port,
+    } = made;
     // In a PID namespace everything ends with this process, so it may die by SIGKILL;
     // without one it must first kill what the command left, so it takes SIGTERM.
     let death = if entered.pid {
@@ -256,7 +292,19 @@ fn inner(
     }
     limits::apply(&policy.limits, entered.pid, entered.user, in_cgroup)?;
     prctl::set_no_new_privs().map_err(|e| SandboxError::setup("set no_new_privs", e))?;
-    confine(policy)?;
+    let proxy_variables = proxy_port
+        .map(egress_link::proxy_variables)
+        .unwrap_or_default();
+    if proxy_port.is_some() {
+        // The namespace has only a loopback, whose one way out is the proxy: the command's
+        // sockets need no filter.
+        confine(&SandboxPolicy {
+            network: true,
+            ..policy.clone()
+        })?;
+    } else {
+        confine(policy)?;
+    }
     let last_cap = caps::last_cap();
     // Nothing below needs a privilege (signals and waits within the sandbox), and a command
     // must not find a privileged process to trace or signal.
@@ -267,7 +315,7 @@ fn inner(
         ForkResult::Child => {
             signals::unblock_all();
             caps::drop_all(last_cap);
-            exec(argv, policy)
+            exec(argv, policy, &proxy_variables)
         }
         ForkResult::Parent { child } => child,
     };
@@ -317,14 +365,23 @@ fn confine(policy: &SandboxPolicy) -> Result<(), SandboxError> {
 }
 
 /// Runs the command (in the forked child) with the variables `policy` removes taken out of
-/// its environment; never returns.
-fn exec(argv: &[CString], policy: &SandboxPolicy) -> ! {
+/// its environment and `set` set in it; never returns.
+fn exec(argv: &[CString], policy: &SandboxPolicy, set: &[(String, String)]) -> ! {
+    let replaced = |name: &str| set.iter().any(|(set_name, _)| set_name == name);
     let env: Vec<CString> = std::env::vars_os()
-        .filter(|(name, _)| !env_removed(&name.to_string_lossy(), policy))
+        .filter(|(name, _)| {
+            let name = name.to_string_lossy();
+            !env_removed(&name, policy) && !replaced(&name)
+        })
+        .map(|(name, value)| (name.into_vec(), value.into_vec()))
+        .chain(
+            set.iter()
+                .map(|(name, value)| (name.clone().into_bytes(), value.clone().into_bytes())),
+        )
         .filter_map(|(name, value)| {
-            let mut pair = name.into_vec();
+            let mut pair = name;
             pair.push(b'=');
-            pair.extend(value.into_vec());
+            pair.extend(value);
             CString::new(pair).ok()
         })
         .collect();

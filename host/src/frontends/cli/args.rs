@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use super::{bundle, hooks};
+use super::{bundle, egress, hooks};
 use crate::frontends::{HotSwapArgs, WorkspaceArgs};
 
 /// Runs tool plugins for coding agents.
@@ -86,6 +86,9 @@ pub enum Command {
     /// Hook scripts: which ones a workspace would run, and trust in a workspace's own.
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
+    /// The egress proxy's connection log.
+    #[command(subcommand)]
+    Egress(egress::EgressCommand),
 }
 
 /// Arguments of `toolhost serve`.

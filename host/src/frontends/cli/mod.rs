@@ -5,6 +5,7 @@
 
 mod args;
 pub mod bundle;
+pub mod egress;
 pub mod hooks;
 mod host;
 pub mod mcp_servers;
@@ -76,7 +77,7 @@ fn init_logging(verbose: u8, mcp: bool) {
 /// Runs a parsed command line; `Err` is a usage error (exit 2).
 pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
     let plugins = match &cli.command {
-        Command::Bundle(_) | Command::Hooks(_) => PluginSource::default(),
+        Command::Bundle(_) | Command::Hooks(_) | Command::Egress(_) => PluginSource::default(),
         _ => PluginSource::new(
             &cli.plugins,
             cli.bundle.as_deref(),
@@ -96,6 +97,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
     match cli.command {
         Command::Bundle(command) => bundle::run_command(command, cli.trusted_key.as_deref()),
         Command::Hooks(command) => hooks::run_command(command, cli.settings.as_deref()),
+        Command::Egress(command) => egress::run_command(command, cli.settings.as_deref()),
         Command::Tools { json } => {
             let host = inspecting_host()?;
             report::print_tools(&host, json);

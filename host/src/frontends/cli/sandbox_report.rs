@@ -27,6 +27,7 @@ pub(super) fn report(
         workspace,
         settings,
         private_dir: None,
+        egress: None,
     };
     Ok(report::report(context, &sandbox)?)
 }
