@@ -12,6 +12,7 @@ mod command_escapes;
 mod command_output;
 mod command_permissions;
 mod documents;
+mod egress;
 mod escape;
 mod execute_command;
 mod faults_in_process;

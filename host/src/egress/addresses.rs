@@ -87,7 +87,8 @@ mod tests {
     use super::*;
 
     fn kind(text: &str) -> Option<&'static str> {
-        internal(text.parse().unwrap())
+        let address: IpAddr = text.parse().unwrap_or(IpAddr::V4(Ipv4Addr::BROADCAST));
+        internal(address)
     }
 
     #[test]

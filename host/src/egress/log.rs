@@ -119,8 +119,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_round_trip_per_task() {
-        let dir = tempfile::tempdir().unwrap();
+    fn entries_round_trip_per_task() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
         let entry = |task: &str, time_ms| Entry {
             time_ms,
             task: task.to_string(),
@@ -134,12 +134,10 @@ mod tests {
         };
         record(dir.path(), &entry("t/1", 2));
         record(dir.path(), &entry("t2", 1));
-        assert_eq!(
-            read(dir.path(), Some("t/1")).unwrap(),
-            vec![entry("t/1", 2)]
-        );
-        let all = read(dir.path(), None).unwrap();
+        assert_eq!(read(dir.path(), Some("t/1"))?, vec![entry("t/1", 2)]);
+        let all = read(dir.path(), None)?;
         assert_eq!(all, vec![entry("t2", 1), entry("t/1", 2)]);
-        assert!(read(&dir.path().join("none"), None).unwrap().is_empty());
+        assert!(read(&dir.path().join("none"), None)?.is_empty());
+        Ok(())
     }
 }

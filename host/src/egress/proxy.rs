@@ -314,8 +314,7 @@ async fn open(target: &Target, session: &Arc<Session>) -> Result<Opened, Refusal
         Decision::Allowed(why) => why,
         Decision::Denied(why) => {
             return Err(Refusal(format!(
-                "{tool} may not connect to {authority}: {why}; the settings' [egress] allow \
-                 list (egress.allow = [\"{authority}\"]) allows it"
+                "{tool} may not connect to {authority}: {why}"
             )))
         }
         Decision::Ask => {
@@ -400,8 +399,8 @@ fn ask(grant: &Grant, target: &Target) -> Result<String, Refusal> {
             Ok("the user's answer \"always\"".to_string())
         }
         Answer::Refused(by) => Err(Refusal(format!(
-            "{} may not connect to {authority}: refused {by}; the settings' [egress] allow list \
-             (egress.allow = [\"{authority}\"]) allows it",
+            "{} may not connect to {authority}: no rule names it, and it was refused {by}; \
+             egress.allow = [\"{authority}\"] in the settings allows it",
             grant.tool
         ))),
     }

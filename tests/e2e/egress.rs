@@ -1,0 +1,284 @@
+//! Commands reach the network only through the host's egress proxy, attacked from inside
+//! `execute_command`: a loopback HTTP server of the test's own stands for the user's
+//! network. Allowed by an exact rule, plain HTTP and CONNECT reach it through the proxy and
+//! are logged; a raw socket reaches nothing (the command's loopback is its own); a denied
+//! name (decided before anything resolves it), a name that resolves to loopback, an IP
+//! literal, a decimal IP, a port nobody allowed and a host nobody could be asked about are
+//! all refused, each with the setting that would allow it. `network = "direct"` shows what
+//! the proxy holds back.
+//!
+//! `HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `TMPDIR` point inside the test's
+//! directory: nothing outside it is read.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use toolhost_tests::{in_home, run, toolhost, PluginDir, Run};
+
+/// An HTTP server on 127.0.0.1 that answers every request with `hello-egress` and counts
+/// the connections it accepted.
+struct Server {
+    port: u16,
+    accepted: Arc<AtomicUsize>,
+}
+
+impl Server {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let count = accepted.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                count.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut line = String::new();
+                    while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                        if line == "\r\n" {
+                            break;
+                        }
+                        line.clear();
+                    }
+                    let mut stream = stream;
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 12\r\nconnection: close\r\n\r\nhello-egress",
+                    );
+                });
+            }
+        });
+        Server { port, accepted }
+    }
+
+    fn accepted(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
+    }
+}
+
+/// A client run inside the sandbox: `get URL` (a plain request through `$HTTP_PROXY`),
+/// `tunnel HOST PORT` (CONNECT through it, then a request), `direct HOST PORT` (a raw TCP
+/// connection, no proxy). Prints `CLIENT: ` and `OK <body>`, `HTTP <status> <body>` or
+/// `ERR <error>`.
+const CLIENT: &str = r#"
+import http.client, os, socket, sys, urllib.parse, urllib.request
+mode = sys.argv[1]
+proxy = urllib.parse.urlsplit(os.environ.get("HTTP_PROXY", "http://127.0.0.1:1"))
+try:
+    if mode == "direct":
+        socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=5).close()
+        print("CLIENT: OK connected")
+    else:
+        conn = http.client.HTTPConnection(proxy.hostname, proxy.port, timeout=20)
+        if mode == "tunnel":
+            conn.set_tunnel(sys.argv[2], int(sys.argv[3]))
+            conn.request("GET", "/")
+        else:
+            conn.request("GET", sys.argv[2])
+        response = conn.getresponse()
+        body = response.read().decode(errors="replace").strip()
+        print("CLIENT: " + ("OK " if response.status == 200 else "HTTP %d " % response.status) + body)
+except Exception as e:
+    print("CLIENT: ERR %s" % e)
+"#;
+
+struct Scene {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    ws: PathBuf,
+    home: PathBuf,
+    tmp: PathBuf,
+    plugins: PluginDir,
+}
+
+impl Scene {
+    fn new(settings: &str) -> Self {
+        let dir = toolhost_tests::workdir();
+        let base = dir.path().canonicalize().unwrap();
+        let [ws, home, tmp] = ["ws", "home", "tmp"].map(|name| base.join(name));
+        for d in [&ws, &home, &tmp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(ws.join("client.py"), CLIENT).unwrap();
+        let settings = format!("[auto_approve]\nexecute_safe_commands = true\n{settings}");
+        std::fs::write(base.join("settings.toml"), settings).unwrap();
+        let plugins = PluginDir::empty();
+        plugins.add_library("execute_command");
+        Scene {
+            _dir: dir,
+            base,
+            ws,
+            home,
+            tmp,
+            plugins,
+        }
+    }
+
+    fn toolhost(&self) -> Command {
+        let mut command = in_home(
+            toolhost(),
+            self.plugins.path(),
+            &self.base.join("settings.toml"),
+            &self.home,
+            &self.tmp,
+        );
+        command.env("XDG_STATE_HOME", self.home.join(".local/state"));
+        command
+    }
+
+    /// Runs `script` as a command the model marks as safe; nobody can be asked.
+    fn execute(&self, script: &str) -> Run {
+        let params = json!({"command": script, "requires_approval": "false"});
+        let mut command = self.toolhost();
+        command
+            .args(["call", "execute_command", &params.to_string(), "--cwd"])
+            .arg(&self.ws);
+        run(&mut command)
+    }
+
+    /// The client's line for `args`, and the whole output.
+    fn client(&self, args: &str) -> (String, String) {
+        let result = self.execute(&format!("python3 client.py {args}"));
+        let line = result
+            .stdout
+            .split("CLIENT: ")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .unwrap_or_else(|| panic!("no client line: {}{}", result.stdout, result.stderr))
+            .to_string();
+        (line, result.stdout)
+    }
+
+    fn log(&self) -> Vec<Value> {
+        let mut command = self.toolhost();
+        command.args(["egress", "log", "--json"]);
+        let result = run(&mut command);
+        assert_eq!(result.code, 0, "{}{}", result.stdout, result.stderr);
+        result
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+#[test]
+fn an_exact_rule_lets_plain_http_and_connect_through_the_proxy_and_both_are_logged() {
+    let server = Server::start();
+    let port = server.port;
+    let scene = Scene::new(&format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    let (line, _) = scene.client(&format!("get http://127.0.0.1:{port}/page"));
+    assert_eq!(line, "OK hello-egress");
+    let (line, _) = scene.client(&format!("tunnel 127.0.0.1 {port}"));
+    assert_eq!(line, "OK hello-egress");
+    assert_eq!(server.accepted(), 2);
+    let log = scene.log();
+    assert_eq!(log.len(), 2, "{log:?}");
+    for entry in &log {
+        assert_eq!(entry["verdict"], "allowed", "{entry}");
+        assert_eq!(entry["tool"], "execute_command");
+        assert_eq!(entry["target"], format!("127.0.0.1:{port}"));
+        assert!(
+            entry["why"].as_str().unwrap().contains("egress.allow"),
+            "{entry}"
+        );
+        assert!(entry["received"].as_u64().unwrap() >= 12, "{entry}");
+    }
+}
+
+#[test]
+fn a_raw_socket_reaches_neither_the_users_loopback_nor_the_machines_addresses() {
+    let server = Server::start();
+    let port = server.port;
+    let scene = Scene::new("");
+    let (line, _) = scene.client(&format!("direct 127.0.0.1 {port}"));
+    assert!(line.starts_with("ERR"), "{line}");
+    // The machine's own addresses (what `hostname -I` lists), each with a server of its own.
+    let own = Command::new("hostname").arg("-I").output();
+    let own = own.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    for address in own.unwrap_or_default().split_whitespace() {
+        let Ok(listener) = TcpListener::bind((address, 0)) else {
+            continue;
+        };
+        let own_port = listener.local_addr().unwrap().port();
+        let (line, _) = scene.client(&format!("direct {address} {own_port}"));
+        assert!(line.starts_with("ERR"), "{address}: {line}");
+    }
+    assert_eq!(server.accepted(), 0);
+    // The defence switched off: with the network direct, the same socket arrives.
+    let direct = Scene::new("[execute_command]\nnetwork = \"direct\"\n");
+    let (line, _) = direct.client(&format!("direct 127.0.0.1 {port}"));
+    assert_eq!(line, "OK connected");
+    assert_eq!(server.accepted(), 1);
+}
+
+#[test]
+fn refused_targets_name_who_refused_and_the_setting_that_allows_them() {
+    let server = Server::start();
+    let other = Server::start();
+    let port = server.port;
+    let scene = Scene::new(&format!(
+        "[egress]\nallow = [\"127.0.0.1:{port}\", \"localhost\"]\ndeny = [\"*.invalid\"]\n"
+    ));
+    // A denied name: refused by the rule before it is resolved (it could not be).
+    let (line, output) = scene.client("get http://leak.invalid/secret");
+    assert!(line.starts_with("HTTP 403"), "{line}");
+    assert!(
+        output.contains("\"*.invalid\" of the setting egress.deny"),
+        "{output}"
+    );
+    assert!(
+        output.contains("only taking it out of egress.deny"),
+        "{output}"
+    );
+    assert!(!output.contains("cannot be resolved"), "{output}");
+    // A port nobody allowed, on the allowed address: nobody to ask.
+    let (line, output) = scene.client(&format!("tunnel 127.0.0.1 {}", other.port));
+    assert!(line.starts_with("ERR"), "{line}");
+    assert!(output.contains("nobody to ask"), "{output}");
+    let setting = format!(
+        "egress.allow = [\"127.0.0.1:{}\"] in the settings",
+        other.port
+    );
+    assert!(output.contains(&setting), "{output}");
+    // An allowed name that resolves to loopback: only an exact address rule reaches it.
+    let (line, output) = scene.client(&format!("get http://localhost:{}/", other.port));
+    assert!(line.starts_with("HTTP 403"), "{line}");
+    assert!(output.contains("a loopback address"), "{output}");
+    // The same loopback as a decimal number.
+    let (line, _) = scene.client(&format!("get http://2130706433:{}/", other.port));
+    assert!(line.starts_with("HTTP 403"), "{line}");
+    // The metadata address.
+    let (line, _) = scene.client("get http://169.254.169.254/latest/meta-data/");
+    assert!(line.starts_with("HTTP 403"), "{line}");
+    assert_eq!(other.accepted(), 0);
+    assert_eq!(server.accepted(), 0);
+    let log = scene.log();
+    assert_eq!(log.len(), 5, "{log:?}");
+    assert!(log.iter().all(|e| e["verdict"] == "denied"), "{log:?}");
+}
+
+#[test]
+fn the_policy_report_lists_the_egress_rules_in_order() {
+    let scene = Scene::new("[egress]\nallow = [\"example.com:443\"]\ndeny = [\"*.invalid\"]\n");
+    let mut command = scene.toolhost();
+    command.args(["policy", "sandbox", "--cwd"]).arg(&scene.ws);
+    let result = run(&mut command);
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    let text = result.stdout;
+    assert!(text.contains("network = proxy"), "{text}");
+    let deny = text.find("deny *.invalid").expect("the deny rule");
+    let allow = text.find("allow example.com:443").expect("the allow rule");
+    let registry = text.find("allow crates.io").expect("the registries");
+    assert!(deny < allow && allow < registry, "{text}");
+    let bad = Scene::new("[egress]\nallow = [\"exa mple.com\"]\n");
+    let mut command = bad.toolhost();
+    command.args(["policy", "sandbox", "--cwd"]).arg(&bad.ws);
+    let result = run(&mut command);
+    assert_ne!(result.code, 0);
+    assert!(result.stderr.contains("egress.allow"), "{}", result.stderr);
+}
