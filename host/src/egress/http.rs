@@ -1,0 +1,370 @@
+//! The HTTP proxy served on each connection a command hands over (hyper): CONNECT and plain
+//! HTTP, each decided by the grant's policy, asked about when no rule names it, resolved and
+//! checked against the internal addresses, connected and logged.
+
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, Uri};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tokio_util::sync::CancellationToken;
+
+use super::addresses;
+use super::answers::{answered, answers, remember};
+use super::grant::{Answer, Grant};
+use super::log::{self, Entry};
+use super::policy::Decision;
+use super::rules::{Rule, Target};
+
+/// The buffers of a tunnel, each way.
+const TUNNEL_BUFFER: usize = 256 * 1024;
+
+type Body = BoxBody<Bytes, hyper::Error>;
+
+/// One at a time, so that parallel connections to one host ask once.
+static ASKING: Mutex<()> = Mutex::new(());
+
+/// One command's link, from its token to its end.
+pub struct Session {
+    /// What the command's connections are decided under.
+    pub grant: Arc<Grant>,
+    /// The link to the supervisor.
+    pub control: UnixStream,
+    /// Cancelled when the supervisor is gone: every connection of the command ends.
+    pub closed: CancellationToken,
+}
+
+impl Session {
+    /// Tells the command's standard error (through its supervisor) why a connection was
+    /// refused.
+    fn tell(&self, line: &str) {
+        let _ = (&self.control).write_all(format!("{}\n", line.replace('\n', " ")).as_bytes());
+    }
+}
+
+/// Serves the HTTP proxy on `socket`, a connection the command made, until it or the
+/// command's link closes.
+pub async fn serve(socket: OwnedFd, session: Arc<Session>) {
+    let stream = std::net::TcpStream::from(socket);
+    if stream.set_nonblocking(true).is_err() {
+        return;
+    }
+    let Ok(stream) = TcpStream::from_std(stream) else {
+        return;
+    };
+    let closed = session.closed.clone();
+    let service = service_fn(move |request| {
+        let session = session.clone();
+        async move { Ok::<_, Infallible>(handle(request, session).await) }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades();
+    tokio::select! {
+        _ = connection => {}
+        _ = closed.cancelled() => {}
+    }
+}
+
+fn text(status: StatusCode, message: String) -> Response<Body> {
+    let mut response = Response::new(
+        Full::new(Bytes::from(message + "\n"))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *response.status_mut() = status;
+    response
+}
+
+/// Where a request goes: CONNECT's authority, or a plain request's absolute URL.
+fn target_of(request: &Request<Incoming>) -> Result<Target, String> {
+    let uri = request.uri();
+    let connect = request.method() == Method::CONNECT;
+    if !connect && uri.scheme_str() != Some("http") {
+        return Err(format!(
+            "the egress proxy forwards CONNECT and plain http:// requests, not {uri}"
+        ));
+    }
+    let authority = uri
+        .authority()
+        .ok_or_else(|| format!("the request names no host: {uri}"))?;
+    let port = authority
+        .port_u16()
+        .unwrap_or(if connect { 443 } else { 80 });
+    Ok(Target::new(authority.host(), port))
+}
+
+/// Why a connection was not made: who refused, and what would allow it.
+struct Refusal(String);
+
+/// A connection made, and the rule or answer that allowed it.
+struct Opened {
+    stream: TcpStream,
+    address: SocketAddr,
+    why: String,
+}
+
+async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<Body> {
+    let target = match target_of(&request) {
+        Ok(target) => target,
+        Err(message) => return text(StatusCode::BAD_REQUEST, message),
+    };
+    let mut entry = Entry {
+        time_ms: log::now_ms(),
+        task: session.grant.task.clone(),
+        tool: session.grant.tool.clone(),
+        target: target.authority(),
+        verdict: "denied".into(),
+        why: String::new(),
+        address: None,
+        sent: 0,
+        received: 0,
+    };
+    let opened = match open(&target, &session).await {
+        Ok(opened) => opened,
+        Err(Refusal(message)) => {
+            entry.why = message.clone();
+            write_log(&session, &entry);
+            let line = format!("egress: {message}");
+            session.tell(&line);
+            return text(StatusCode::FORBIDDEN, line);
+        }
+    };
+    entry.verdict = "allowed".into();
+    entry.why = opened.why.clone();
+    entry.address = Some(opened.address.to_string());
+    if request.method() == Method::CONNECT {
+        tokio::spawn(tunnel(request, opened.stream, session, entry));
+        Response::new(
+            Full::new(Bytes::new())
+                .map_err(|never| match never {})
+                .boxed(),
+        )
+    } else {
+        forward(request, opened.stream, session, entry).await
+    }
+}
+
+fn write_log(session: &Session, entry: &Entry) {
+    if let Some(dir) = &session.grant.policy.log_dir {
+        log::record(dir, entry);
+    }
+}
+
+/// Decides on `target`, asking when the rules say so, then resolves it and connects to the
+/// first address that may be reached.
+async fn open(target: &Target, session: &Arc<Session>) -> Result<Opened, Refusal> {
+    let grant = &session.grant;
+    let tool = &grant.tool;
+    let authority = target.authority();
+    let why = match grant.policy.decide(target, &answers(&grant.task)) {
+        Decision::Allowed(why) => why,
+        Decision::Denied(why) => {
+            return Err(Refusal(format!(
+                "{tool} may not connect to {authority}: {why}"
+            )))
+        }
+        Decision::Ask => {
+            let grant = grant.clone();
+            let asked = target.clone();
+            tokio::task::spawn_blocking(move || ask(&grant, &asked))
+                .await
+                .map_err(|e| Refusal(format!("asking about {authority} failed: {e}")))??
+        }
+    };
+    let candidates: Vec<SocketAddr> = match target.address {
+        Some(address) => vec![SocketAddr::new(address, target.port)],
+        None => tokio::net::lookup_host((target.host.as_str(), target.port))
+            .await
+            .map_err(|e| Refusal(format!("{authority} cannot be resolved: {e}")))?
+            .collect(),
+    };
+    let mut refused = None;
+    let mut failed = None;
+    for address in candidates {
+        if let Some(kind) = addresses::internal(address.ip()) {
+            if grant
+                .policy
+                .address_rule(address.ip(), address.port())
+                .is_none()
+            {
+                refused.get_or_insert((address, kind));
+                continue;
+            }
+        }
+        match TcpStream::connect(address).await {
+            Ok(stream) => {
+                let _ = stream.set_nodelay(true);
+                return Ok(Opened {
+                    stream,
+                    address,
+                    why,
+                });
+            }
+            Err(e) => failed = Some(format!("{authority} ({address}) cannot be reached: {e}")),
+        }
+    }
+    if let Some(message) = failed {
+        return Err(Refusal(message));
+    }
+    let (address, kind) = refused.ok_or_else(|| Refusal(format!("{authority} has no address")))?;
+    let exact = SocketAddr::new(address.ip(), target.port);
+    Err(Refusal(format!(
+        "{tool} may not connect to {authority}: it leads to {address}, a {kind} address, \
+         which only a rule naming that exact address reaches (egress.allow = [\"{exact}\"])"
+    )))
+}
+
+/// Asks the user about `target` (one question at a time; an answer given meanwhile counts).
+fn ask(grant: &Grant, target: &Target) -> Result<String, Refusal> {
+    let _one_at_a_time = ASKING.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Decision::Allowed(why) = grant.policy.decide(target, &answers(&grant.task)) {
+        return Ok(why);
+    }
+    let authority = target.authority();
+    let file = grant
+        .policy
+        .allowed_file
+        .as_ref()
+        .map_or("the allowed file".to_string(), |f| f.display().to_string());
+    let question = format!(
+        "{} wants to connect to {authority}, which no egress rule names. Allow it? \
+         (yes: for this task; always: from now on, written to {file}; no: refuse)",
+        grant.tool
+    );
+    let rule = Rule::exactly(target);
+    match grant.asker.ask(&question) {
+        Answer::ThisTask(by) => {
+            answered(&grant.task, rule);
+            Ok(format!("allowed for this task {by}"))
+        }
+        Answer::Always => {
+            if let Some(file) = &grant.policy.allowed_file {
+                remember(file, &rule).map_err(|e| Refusal(e.to_string()))?;
+            }
+            answered(&grant.task, rule);
+            Ok("the user's answer \"always\"".to_string())
+        }
+        Answer::Refused(by) => Err(Refusal(format!(
+            "{} may not connect to {authority}: no rule names it, and it was refused {by}; \
+             egress.allow = [\"{authority}\"] in the settings allows it",
+            grant.tool
+        ))),
+    }
+}
+
+/// Copies both ways between the command and the host until either side ends.
+async fn tunnel(
+    request: Request<Incoming>,
+    mut upstream: TcpStream,
+    session: Arc<Session>,
+    mut entry: Entry,
+) {
+    let Ok(upgraded) = hyper::upgrade::on(request).await else {
+        return;
+    };
+    let mut client = TokioIo::new(upgraded);
+    let copied = tokio::select! {
+        copied = tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, TUNNEL_BUFFER, TUNNEL_BUFFER) => copied.ok(),
+        _ = session.closed.cancelled() => None,
+    };
+    if let Some((sent, received)) = copied {
+        entry.sent = sent;
+        entry.received = received;
+    }
+    write_log(&session, &entry);
+}
+
+/// Logs the entry when the response's body is done with (its bytes counted by then).
+struct LogWhenDone {
+    session: Arc<Session>,
+    entry: Entry,
+    sent: Arc<AtomicU64>,
+    received: Arc<AtomicU64>,
+}
+
+impl Drop for LogWhenDone {
+    fn drop(&mut self) {
+        self.entry.sent = self.sent.load(Ordering::Relaxed);
+        self.entry.received = self.received.load(Ordering::Relaxed);
+        write_log(&self.session, &self.entry);
+    }
+}
+
+fn counted<B>(body: B, counter: Arc<AtomicU64>) -> BoxBody<Bytes, B::Error>
+where
+    B: hyper::body::Body<Data = Bytes> + Send + Sync + 'static,
+{
+    body.map_frame(move |frame| {
+        if let Some(data) = frame.data_ref() {
+            counter.fetch_add(data.len() as u64, Ordering::Relaxed);
+        }
+        frame
+    })
+    .boxed()
+}
+
+/// Sends a plain HTTP request on to the host, in origin form, without the proxy's headers.
+async fn forward(
+    request: Request<Incoming>,
+    upstream: TcpStream,
+    session: Arc<Session>,
+    entry: Entry,
+) -> Response<Body> {
+    let failed = |e: hyper::Error| text(StatusCode::BAD_GATEWAY, format!("egress: {e}"));
+    let (mut sender, connection) =
+        match hyper::client::conn::http1::handshake(TokioIo::new(upstream)).await {
+            Ok(pair) => pair,
+            Err(e) => return failed(e),
+        };
+    let closed = session.closed.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = connection => {}
+            _ = closed.cancelled() => {}
+        }
+    });
+    let (mut parts, body) = request.into_parts();
+    parts.uri = parts
+        .uri
+        .path_and_query()
+        .map_or(Uri::from_static("/"), |p| {
+            Uri::try_from(p.as_str()).unwrap_or(Uri::from_static("/"))
+        });
+    for header in ["proxy-connection", "proxy-authorization"] {
+        parts.headers.remove(header);
+    }
+    let sent = Arc::new(AtomicU64::new(0));
+    let received = Arc::new(AtomicU64::new(0));
+    let body = counted(body, sent.clone());
+    let response = match sender.send_request(Request::from_parts(parts, body)).await {
+        Ok(response) => response,
+        Err(e) => return failed(e),
+    };
+    let done = LogWhenDone {
+        session,
+        entry,
+        sent,
+        received: received.clone(),
+    };
+    response.map(move |body| {
+        let counted = counted(body, received);
+        counted
+            .map_frame(move |frame| {
+                let _log_when_done = &done;
+                frame
+            })
+            .boxed()
+    })
+}
