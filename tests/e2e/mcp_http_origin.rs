@@ -234,9 +234,32 @@ fn attack_report(text: &str) -> Value {
 fn a_command_cannot_open_a_session_and_approve_its_own_escalation() {
     let plugins = execute_command();
     let python = python();
-    // The default sandbox (its supervisor started the command), and none (this host did).
+    // The default sandbox: the command's loopback is its own, and the server is not there.
+    let scene = Scene::new();
+    let server = scene.server(plugins.path(), "");
+    let marker = scene.outside.join("escaped");
+    let texts = run_script(
+        "python3",
+        &[],
+        USER_CLIENT,
+        "user.py",
+        &json!({"url": server.url(), "token": TOKEN, "commands": [
+            format!("{python} {} {TOKEN} {}", scene.ws.join("attack.py").display(), marker.display()),
+        ]}),
+    );
+    let report = attack_report(texts[0].as_str().unwrap());
+    let port = server.addr.rsplit(':').next().unwrap();
+    assert!(report["ports"].get(port).is_none(), "{report}");
+    assert!(!marker.exists(), "the command escaped: {report}");
+    // That server stays up: below, it is another instance's, and refuses those commands too.
+    let _other_instance = server;
+    // With the network direct, the server is reached, and refuses: the sandbox's supervisor
+    // started the command; and without a sandbox, this host did.
     for (settings, starter) in [
-        ("", "the command supervisor `toolhost __sandbox-exec`"),
+        (
+            "[execute_command]\nnetwork = \"direct\"\n",
+            "the command supervisor `toolhost __sandbox-exec`",
+        ),
         (
             "[execute_command]\nsandbox = \"off\"\n",
             "this toolhost process",
@@ -274,7 +297,11 @@ fn a_command_cannot_open_a_session_and_approve_its_own_escalation() {
                 "{settings}: {part:?} not in {refusal}"
             );
         }
-        assert!(report["escalated"].get(port).is_none(), "{report}");
+        let escalated = report["escalated"].as_object();
+        assert!(
+            escalated.is_none_or(|e| e.is_empty()),
+            "{settings}: {report}"
+        );
         assert!(
             !marker.exists(),
             "{settings}: the command escaped: {report}"
@@ -294,9 +321,27 @@ fn commands_of_another_toolhost_cannot_open_a_session() {
     })
     .to_string();
     let other = workdir();
-    // Sandboxed by another toolhost; and started by an isolated plugin's worker, unsandboxed.
+    // Sandboxed by another toolhost (by default its loopback is its own: nothing answers);
+    // with the network direct; and started by an isolated plugin's worker, unsandboxed.
+    let settings_file = other.path().join("settings.toml");
+    std::fs::write(&settings_file, "").unwrap();
+    let out = run(toolhost()
+        .arg("--settings")
+        .arg(&settings_file)
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(["call", "execute_command", &command, "--yes", "--cwd"])
+        .arg(&scene.ws)
+        .env("HOME", &scene.home)
+        .env("TMPDIR", &scene.tmp));
+    assert!(out.stdout.contains("Connection refused"), "{out:?}");
+    assert!(!out.stdout.contains("PROBE"), "{out:?}");
     for (settings, mut toolhost, starter) in [
-        ("", toolhost(), "the command supervisor `toolhost __sandbox-exec`"),
+        (
+            "[execute_command]\nnetwork = \"direct\"\n",
+            toolhost(),
+            "the command supervisor `toolhost __sandbox-exec`",
+        ),
         (
             "[execute_command]\nsandbox = \"off\"\n[plugins.execute_command]\nisolation = \"process\"\nfs = \"full\"\nnetwork = true\nspawn = true\n",
             toolhost_as_installed(),

@@ -180,7 +180,8 @@ fn the_default_profile_stops_the_escapes_and_says_so() {
     assert_escapes_failed(&scene, &text);
     assert!(
         text.contains(
-            "(workspace-write), which may have denied: writing outside the writable roots"
+            "(workspace-write, network through the egress proxy), which may have denied: \
+             writing outside the writable roots"
         ),
         "{text}"
     );

@@ -106,7 +106,12 @@ fn target_of(request: &Request<Incoming>) -> Result<Target, String> {
 }
 
 /// Why a connection was not made: who refused, and what would allow it.
-struct Refusal(String);
+enum Refusal {
+    /// A rule, the user, nobody to ask or the address check refused it.
+    Denied(String),
+    /// It was allowed, and could not be made (no address, nobody listening).
+    Failed(String),
+}
 
 /// A connection made, and the rule or answer that allowed it.
 struct Opened {
@@ -133,12 +138,17 @@ async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<B
     };
     let opened = match open(&target, &session).await {
         Ok(opened) => opened,
-        Err(Refusal(message)) => {
+        Err(refusal) => {
+            let (verdict, message, status) = match refusal {
+                Refusal::Denied(message) => ("denied", message, StatusCode::FORBIDDEN),
+                Refusal::Failed(message) => ("failed", message, StatusCode::BAD_GATEWAY),
+            };
+            entry.verdict = verdict.into();
             entry.why = message.clone();
             write_log(&session, &entry);
             let line = format!("egress: {message}");
             session.tell(&line);
-            return text(StatusCode::FORBIDDEN, line);
+            return text(status, line);
         }
     };
     entry.verdict = "allowed".into();
@@ -171,7 +181,7 @@ async fn open(target: &Target, session: &Arc<Session>) -> Result<Opened, Refusal
     let why = match grant.policy.decide(target, &answers(&grant.task)) {
         Decision::Allowed(why) => why,
         Decision::Denied(why) => {
-            return Err(Refusal(format!(
+            return Err(Refusal::Denied(format!(
                 "{tool} may not connect to {authority}: {why}"
             )))
         }
@@ -180,14 +190,14 @@ async fn open(target: &Target, session: &Arc<Session>) -> Result<Opened, Refusal
             let asked = target.clone();
             tokio::task::spawn_blocking(move || ask(&grant, &asked))
                 .await
-                .map_err(|e| Refusal(format!("asking about {authority} failed: {e}")))??
+                .map_err(|e| Refusal::Denied(format!("asking about {authority} failed: {e}")))??
         }
     };
     let candidates: Vec<SocketAddr> = match target.address {
         Some(address) => vec![SocketAddr::new(address, target.port)],
         None => tokio::net::lookup_host((target.host.as_str(), target.port))
             .await
-            .map_err(|e| Refusal(format!("{authority} cannot be resolved: {e}")))?
+            .map_err(|e| Refusal::Failed(format!("{authority} cannot be resolved: {e}")))?
             .collect(),
     };
     let mut refused = None;
@@ -216,11 +226,12 @@ async fn open(target: &Target, session: &Arc<Session>) -> Result<Opened, Refusal
         }
     }
     if let Some(message) = failed {
-        return Err(Refusal(message));
+        return Err(Refusal::Failed(message));
     }
-    let (address, kind) = refused.ok_or_else(|| Refusal(format!("{authority} has no address")))?;
+    let (address, kind) =
+        refused.ok_or_else(|| Refusal::Failed(format!("{authority} has no address")))?;
     let exact = SocketAddr::new(address.ip(), target.port);
-    Err(Refusal(format!(
+    Err(Refusal::Denied(format!(
         "{tool} may not connect to {authority}: it leads to {address}, a {kind} address, \
          which only a rule naming that exact address reaches (egress.allow = [\"{exact}\"])"
     )))
@@ -251,12 +262,12 @@ fn ask(grant: &Grant, target: &Target) -> Result<String, Refusal> {
         }
         Answer::Always => {
             if let Some(file) = &grant.policy.allowed_file {
-                remember(file, &rule).map_err(|e| Refusal(e.to_string()))?;
+                remember(file, &rule).map_err(|e| Refusal::Denied(e.to_string()))?;
             }
             answered(&grant.task, rule);
             Ok("the user's answer \"always\"".to_string())
         }
-        Answer::Refused(by) => Err(Refusal(format!(
+        Answer::Refused(by) => Err(Refusal::Denied(format!(
             "{} may not connect to {authority}: no rule names it, and it was refused {by}; \
              egress.allow = [\"{authority}\"] in the settings allows it",
             grant.tool

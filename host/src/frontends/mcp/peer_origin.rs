@@ -1,7 +1,8 @@
 //! Whether a local TCP peer is a process that a toolhost tool call started: a descendant of a
 //! command supervisor (`toolhost __sandbox-exec`: sandboxed and escalated commands), of a
-//! plugin worker (`toolhost __plugin-worker`), of any toolhost instance of this machine, or of
-//! this host process itself (commands run with `sandbox = "off"`, hooks, MCP servers, in-process
+//! plugin worker (`toolhost __plugin-worker`) of any toolhost instance of this machine, of
+//! another toolhost process (its unsandboxed commands, hooks, MCP servers), or of this host
+//! process itself (commands run with `sandbox = "off"`, hooks, MCP servers, in-process
 //! plugins). `toolhost mcp --http` refuses such peers: approvals must come from the user.
 //!
 //! The peer's socket (local address = the peer's, remote = ours) is looked up by the kernel's
@@ -48,6 +49,9 @@ pub enum Starter {
     Supervisor(u32),
     /// A plugin worker (`toolhost __plugin-worker`), with its pid.
     Worker(u32),
+    /// Another toolhost process (`call`, `serve`, `mcp`: what it starts without a sandbox,
+    /// its hooks and MCP servers are its tool calls' too), with its pid.
+    Instance(u32),
     /// This host process.
     ThisHost,
 }
@@ -62,6 +66,7 @@ impl std::fmt::Display for Starter {
             Self::Worker(pid) => {
                 write!(f, "the plugin worker `toolhost {WORKER_MODE}` (pid {pid})")
             }
+            Self::Instance(pid) => write!(f, "another toolhost process (pid {pid})"),
             Self::ThisHost => write!(f, "this toolhost process"),
         }
     }
@@ -307,13 +312,19 @@ fn parent_of(stat: &str) -> Option<u32> {
     rest.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The marker a `/proc/PID/cmdline` names: a toolhost binary's hidden modes are its argv[1].
+/// The marker a `/proc/PID/cmdline` names: a toolhost binary's hidden modes are its argv[1];
+/// any other process whose program is named `toolhost` is another instance. (A process can
+/// name itself so; that only makes its own connections refused.)
 fn starter_of(pid: u32, cmdline: &[u8]) -> Option<Starter> {
-    let mode = cmdline.split(|&b| b == 0).nth(1)?;
+    let mut args = cmdline.split(|&b| b == 0);
+    let program = args.next()?;
+    let mode = args.next().unwrap_or_default();
     if mode == SUPERVISOR_MODE.as_bytes() {
         Some(Starter::Supervisor(pid))
     } else if mode == WORKER_MODE.as_bytes() {
         Some(Starter::Worker(pid))
+    } else if program.rsplit(|&b| b == b'/').next() == Some(b"toolhost") {
+        Some(Starter::Instance(pid))
     } else {
         None
     }
@@ -342,8 +353,10 @@ mod tests {
             starter_of(6, &cmdline(WORKER_MODE)),
             Some(Starter::Worker(6))
         );
-        assert_eq!(starter_of(7, &cmdline("mcp")), None);
+        assert_eq!(starter_of(7, &cmdline("mcp")), Some(Starter::Instance(7)));
         assert_eq!(starter_of(8, b""), None);
+        assert_eq!(starter_of(9, b"/usr/bin/python3\0client.py\0"), None);
+        assert_eq!(starter_of(10, b"/opt/not-toolhost\0mcp\0"), None);
     }
 
     #[test]
