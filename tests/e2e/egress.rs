@@ -109,7 +109,9 @@ impl Scene {
         let settings = format!("[auto_approve]\nexecute_safe_commands = true\n{settings}");
         std::fs::write(base.join("settings.toml"), settings).unwrap();
         let plugins = PluginDir::empty();
-        plugins.add_library("execute_command");
+        for library in ["execute_command", "web_fetch", "http_tools"] {
+            plugins.add_library(library);
+        }
         Scene {
             _dir: dir,
             base,
@@ -140,6 +142,22 @@ impl Scene {
             .args(["call", "execute_command", &params.to_string(), "--cwd"])
             .arg(&self.ws);
         run(&mut command)
+    }
+
+    /// Calls `tool` with `params`, approving it; the result's JSON.
+    fn call(&self, tool: &str, params: Value) -> Value {
+        let mut command = self.toolhost();
+        command
+            .args([
+                "call",
+                tool,
+                &params.to_string(),
+                "--yes",
+                "--json",
+                "--cwd",
+            ])
+            .arg(&self.ws);
+        run(&mut command).json()
     }
 
     /// The client's line for `args`, and the whole output.
@@ -262,7 +280,7 @@ fn a_host_no_rule_names_is_asked_about_no_forgets_and_always_is_written_down() {
     std::fs::write(scene.base.join("settings.toml"), settings).unwrap();
     let mut serve = scene.serve();
     let no = json!({"response": "no"});
-    let (questions, text) = serve.client(1, "get http://asked.invalid/", &[no.clone()]);
+    let (questions, text) = serve.client(1, "get http://asked.invalid/", &[no]);
     assert_eq!(questions.len(), 1, "{questions:?}");
     assert!(
         questions[0].contains("execute_command wants to connect to asked.invalid:80"),
@@ -434,4 +452,76 @@ fn the_policy_report_lists_the_egress_rules_in_order() {
     let result = run(&mut command);
     assert_ne!(result.code, 0);
     assert!(result.stderr.contains("egress.allow"), "{}", result.stderr);
+}
+
+#[test]
+fn the_web_tools_requests_go_through_the_same_policy_and_log() {
+    let server = Server::start();
+    let port = server.port;
+    let scene = Scene::new(&format!(
+        "[http_tools.ticket]\nurl = \"http://127.0.0.1:{port}/ticket\"\n\
+         parameters = {{ type = \"object\", properties = {{ id = {{ type = \"integer\" }} }} }}\n"
+    ));
+    // web_fetch of the loopback: refused by the address check, plain HTTP and CONNECT alike,
+    // each saying which setting allows it.
+    let page = format!("http://127.0.0.1:{port}/page");
+    let refused = scene.call("web_fetch", json!({"url": page, "prompt": "p"}));
+    let text = refused["text"].as_str().unwrap();
+    assert!(!text.contains("hello-egress"), "{refused}");
+    assert!(text.contains("a loopback address"), "{refused}");
+    assert!(
+        text.contains(&format!("egress.allow = [\"127.0.0.1:{port}\"]")),
+        "{refused}"
+    );
+    let tunnel = scene.call(
+        "web_fetch",
+        json!({"url": format!("https://127.0.0.1:{port}/"), "prompt": "p"}),
+    );
+    assert!(
+        tunnel["text"]
+            .as_str()
+            .unwrap()
+            .contains("a loopback address"),
+        "{tunnel}"
+    );
+    assert_eq!(server.accepted(), 0);
+    // A declared HTTP tool's URL is configured, so it is allowed.
+    let ticket = scene.call("ticket", json!({"id": 7}));
+    assert!(
+        ticket["text"].as_str().unwrap().contains("hello-egress"),
+        "{ticket}"
+    );
+    assert_eq!(server.accepted(), 1);
+    let log = scene.log();
+    let seen: Vec<(String, String)> = log
+        .iter()
+        .map(|e| {
+            (
+                e["tool"].as_str().unwrap().into(),
+                e["verdict"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("web_fetch".to_string(), "denied".to_string()),
+            ("web_fetch".to_string(), "denied".to_string()),
+            ("ticket".to_string(), "allowed".to_string()),
+        ]
+    );
+    assert!(
+        log[2]["why"]
+            .as_str()
+            .unwrap()
+            .contains("configured endpoint"),
+        "{log:?}"
+    );
+    // Allowed by an exact rule, web_fetch reads the page.
+    let allowed = Scene::new(&format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    let fetched = allowed.call("web_fetch", json!({"url": page, "prompt": "p"}));
+    assert!(
+        fetched["text"].as_str().unwrap().contains("hello-egress"),
+        "{fetched}"
+    );
 }

@@ -510,10 +510,17 @@ fn a_worker_without_the_network_grant_reaches_no_server() {
     let text = denied["text"].as_str().unwrap();
     assert!(!text.contains("reachable-page"), "{denied}");
     assert!(text.contains("Operation not permitted"), "{denied}");
+    // Granted the network, it goes through the egress proxy: the loopback only by an exact rule.
     let granted = fetch("network = true\n");
+    let text = granted["text"].as_str().unwrap();
+    assert!(!text.contains("reachable-page"), "{granted}");
+    assert!(text.contains("a loopback address"), "{granted}");
+    let allowed = fetch(&format!(
+        "network = true\n[egress]\nallow = [\"127.0.0.1:{port}\"]\n"
+    ));
     assert!(
-        granted["text"].as_str().unwrap().contains("reachable-page"),
-        "{granted}"
+        allowed["text"].as_str().unwrap().contains("reachable-page"),
+        "{allowed}"
     );
     server.unblock();
 }

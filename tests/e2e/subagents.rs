@@ -789,7 +789,8 @@ fn an_endpoint_nobody_listens_on_is_a_failure_too() {
     );
     let expected_start = format!(
         "Subagent results:\nTotal: 1\nSucceeded: 0\nFailed: 1\nTool calls: 0\n\n\
-         [1] FAILED - anything\nThe model request failed: could not connect to 127.0.0.1:{port}: "
+         [1] FAILED - anything\nThe model request failed: Request failed with status code 502: \
+         egress: 127.0.0.1:{port} cannot be reached: "
     );
     assert!(text.starts_with(&expected_start), "{text}");
 }

@@ -320,7 +320,8 @@ fn settings(extra: &str) -> Settings {
 }
 
 fn settings_with(approval: &str, web: &str, extra: &str) -> Settings {
-    let text = format!("{approval}\n[web]\nproxy = \"none\"\n{web}\n\n{extra}\n");
+    // Straight to the test's loopback servers: the egress policy has tests of its own.
+    let text = format!("{approval}\n[web]\nproxy = \"none\"\negress = false\n{web}\n\n{extra}\n");
     Settings::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 

@@ -62,6 +62,15 @@ impl HostCallServices {
         self.host()
     }
 
+    /// Who answers the egress proxy's questions for this call.
+    fn egress_questions(&self) -> EgressQuestions {
+        EgressQuestions {
+            host: self.host.clone(),
+            options: self.options(),
+            subagent: self.subagent,
+        }
+    }
+
     /// What the calls this call makes run with: its cancellation and its UI.
     fn options(&self) -> CallOptions {
         CallOptions {
@@ -171,8 +180,12 @@ impl CallServices for HostCallServices {
     /// Services beyond v1. `policy.check_command` (`{"command": "...", "root": NAME}`,
     /// `root` the workspace root it runs in, default the primary) answers with the
     /// [`crate::permissions::commands::CommandCheck`] of the command; `sandbox.wrap_command` with the prefix
-    /// that runs a command in the sandbox ([`crate::command_sandbox`]); anything else is
-    /// `UNAVAILABLE`.
+    /// that runs a command in the sandbox ([`crate::command_sandbox`]); `egress.route`
+    /// (`{"configured": [URL, ...]}`: the tool's endpoints the user configured, allowed)
+    /// with where the call's own HTTP requests go (`{"url", "authorization"}`: the egress
+    /// proxy, and the `Proxy-Authorization` value that names this call's grant);
+    /// `egress.refusals` (`{"authorization"}`) with the refusals since the last time
+    /// (`{"refusals": [...]}`); anything else is `UNAVAILABLE`.
     fn call_service(
         &self,
         service: &str,
@@ -212,11 +225,7 @@ impl CallServices for HostCallServices {
                 let egress = crate::command_sandbox::EgressAsking {
                     task: host.task_id().to_string(),
                     tool: self.tool.clone(),
-                    asker: Arc::new(EgressQuestions {
-                        host: self.host.clone(),
-                        options: self.options(),
-                        subagent: self.subagent,
-                    }),
+                    asker: Arc::new(self.egress_questions()),
                 };
                 let context = crate::command_sandbox::Context {
                     workspace: host.workspace(),
@@ -225,6 +234,38 @@ impl CallServices for HostCallServices {
                     egress: Some(&egress),
                 };
                 crate::command_sandbox::wrap_command(context, payload)
+            }
+            ("egress", "route") => {
+                let host = self.host()?;
+                let unusable = |e: crate::egress::EgressError| {
+                    CallError::new(
+                        ErrorKind::Blocked,
+                        format!("The egress proxy cannot be used: {e}."),
+                    )
+                };
+                let configured: Vec<&str> = payload["configured"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let policy = crate::egress::Policy::from_settings(&host.settings().egress)
+                    .map_err(unusable)?
+                    .with_configured(configured);
+                let grant = crate::egress::Grant::new(
+                    host.task_id().to_string(),
+                    self.tool.clone(),
+                    policy,
+                    Arc::new(self.egress_questions()),
+                );
+                let private_dir = crate::plugins::private_dir::path()
+                    .map_err(|e| CallError::new(ErrorKind::Blocked, e.to_string()))?;
+                let route = crate::egress::client_route(grant, private_dir).map_err(unusable)?;
+                Ok(serde_json::json!({"url": route.url, "authorization": route.authorization}))
+            }
+            ("egress", "refusals") => {
+                let authorization = payload["authorization"].as_str().unwrap_or_default();
+                Ok(serde_json::json!({"refusals": crate::egress::refusals(authorization)}))
             }
             (service, method) => Err(CallError::new(
                 ErrorKind::Unavailable,

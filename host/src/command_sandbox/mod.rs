@@ -170,12 +170,12 @@ fn egress_link(context: Context<'_>) -> Result<toolhost_sandbox::EgressLink, Cal
     };
     let policy = crate::egress::Policy::from_settings(&context.settings.egress)
         .map_err(|e| unusable(e.to_string()))?;
-    let grant = crate::egress::Grant {
-        task: asking.task.clone(),
-        tool: asking.tool.clone(),
+    let grant = crate::egress::Grant::new(
+        asking.task.clone(),
+        asking.tool.clone(),
         policy,
-        asker: asking.asker.clone(),
-    };
+        asking.asker.clone(),
+    );
     crate::egress::link(grant, private_dir).map_err(|e| unusable(e.to_string()))
 }
 

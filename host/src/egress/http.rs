@@ -26,6 +26,7 @@ use super::grant::{Answer, Grant};
 use super::log::{self, Entry};
 use super::policy::Decision;
 use super::rules::{Rule, Target};
+use super::tokens;
 
 /// The buffers of a tunnel, each way.
 const TUNNEL_BUFFER: usize = 256 * 1024;
@@ -35,27 +36,43 @@ type Body = BoxBody<Bytes, hyper::Error>;
 /// One at a time, so that parallel connections to one host ask once.
 static ASKING: Mutex<()> = Mutex::new(());
 
-/// One command's link, from its token to its end.
+/// Where the connections served come from.
 pub struct Session {
-    /// What the command's connections are decided under.
-    pub grant: Arc<Grant>,
-    /// The link to the supervisor.
-    pub control: UnixStream,
+    /// A command's link (its grant, and the supervisor to tell of refusals); `None` for the
+    /// host's own clients, whose every request names its grant by token
+    /// (`Proxy-Authorization: Toolhost TOKEN`).
+    pub link: Option<(Arc<Grant>, UnixStream)>,
     /// Cancelled when the supervisor is gone: every connection of the command ends.
     pub closed: CancellationToken,
 }
 
+/// The scheme of the `Proxy-Authorization` header a host client sends its token in.
+pub const TOKEN_SCHEME: &str = "Toolhost";
+
 impl Session {
-    /// Tells the command's standard error (through its supervisor) why a connection was
-    /// refused.
-    fn tell(&self, line: &str) {
-        let _ = (&self.control).write_all(format!("{}\n", line.replace('\n', " ")).as_bytes());
+    /// The grant `request` is decided under.
+    fn grant(&self, request: &Request<Incoming>) -> Option<Arc<Grant>> {
+        if let Some((grant, _)) = &self.link {
+            return Some(grant.clone());
+        }
+        let header = request.headers().get(http::header::PROXY_AUTHORIZATION)?;
+        let token = header.to_str().ok()?.strip_prefix(TOKEN_SCHEME)?.trim();
+        tokens::client(token)
+    }
+
+    /// Keeps why a connection was refused for the grant's tool, and tells a command's
+    /// standard error (through its supervisor).
+    fn tell(&self, grant: &Grant, line: &str) {
+        grant.refused(line);
+        if let Some((_, control)) = &self.link {
+            let _ = (&*control).write_all(format!("{}\n", line.replace('\n', " ")).as_bytes());
+        }
     }
 }
 
-/// Serves the HTTP proxy on `socket`, a connection the command made, until it or the
+/// Serves the HTTP proxy on `socket`, a connection a command made, until it or the
 /// command's link closes.
-pub async fn serve(socket: OwnedFd, session: Arc<Session>) {
+pub async fn serve_socket(socket: OwnedFd, session: Arc<Session>) {
     let stream = std::net::TcpStream::from(socket);
     if stream.set_nonblocking(true).is_err() {
         return;
@@ -63,6 +80,11 @@ pub async fn serve(socket: OwnedFd, session: Arc<Session>) {
     let Ok(stream) = TcpStream::from_std(stream) else {
         return;
     };
+    serve(stream, session).await;
+}
+
+/// Serves the HTTP proxy on `stream` until it or the session closes.
+pub async fn serve(stream: TcpStream, session: Arc<Session>) {
     let closed = session.closed.clone();
     let service = service_fn(move |request| {
         let session = session.clone();
@@ -121,14 +143,25 @@ struct Opened {
 }
 
 async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<Body> {
+    let Some(grant) = session.grant(&request) else {
+        let mut refused = text(
+            StatusCode::PROXY_AUTHENTICATION_REQUIRED,
+            "the egress proxy serves toolhost's own tool calls only".to_string(),
+        );
+        refused.headers_mut().insert(
+            http::header::PROXY_AUTHENTICATE,
+            http::HeaderValue::from_static(TOKEN_SCHEME),
+        );
+        return refused;
+    };
     let target = match target_of(&request) {
         Ok(target) => target,
         Err(message) => return text(StatusCode::BAD_REQUEST, message),
     };
     let mut entry = Entry {
         time_ms: log::now_ms(),
-        task: session.grant.task.clone(),
-        tool: session.grant.tool.clone(),
+        task: grant.task.clone(),
+        tool: grant.tool.clone(),
         target: target.authority(),
         verdict: "denied".into(),
         why: String::new(),
@@ -136,7 +169,7 @@ async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<B
         sent: 0,
         received: 0,
     };
-    let opened = match open(&target, &session).await {
+    let opened = match open(&target, &grant).await {
         Ok(opened) => opened,
         Err(refusal) => {
             let (verdict, message, status) = match refusal {
@@ -145,9 +178,9 @@ async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<B
             };
             entry.verdict = verdict.into();
             entry.why = message.clone();
-            write_log(&session, &entry);
+            write_log(&grant, &entry);
             let line = format!("egress: {message}");
-            session.tell(&line);
+            session.tell(&grant, &line);
             return text(status, line);
         }
     };
@@ -155,27 +188,26 @@ async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<B
     entry.why = opened.why.clone();
     entry.address = Some(opened.address.to_string());
     if request.method() == Method::CONNECT {
-        tokio::spawn(tunnel(request, opened.stream, session, entry));
+        tokio::spawn(tunnel(request, opened.stream, session, grant, entry));
         Response::new(
             Full::new(Bytes::new())
                 .map_err(|never| match never {})
                 .boxed(),
         )
     } else {
-        forward(request, opened.stream, session, entry).await
+        forward(request, opened.stream, session, grant, entry).await
     }
 }
 
-fn write_log(session: &Session, entry: &Entry) {
-    if let Some(dir) = &session.grant.policy.log_dir {
+fn write_log(grant: &Grant, entry: &Entry) {
+    if let Some(dir) = &grant.policy.log_dir {
         log::record(dir, entry);
     }
 }
 
 /// Decides on `target`, asking when the rules say so, then resolves it and connects to the
 /// first address that may be reached.
-async fn open(target: &Target, session: &Arc<Session>) -> Result<Opened, Refusal> {
-    let grant = &session.grant;
+async fn open(target: &Target, grant: &Arc<Grant>) -> Result<Opened, Refusal> {
     let tool = &grant.tool;
     let authority = target.authority();
     let why = match grant.policy.decide(target, &answers(&grant.task)) {
@@ -221,6 +253,9 @@ async fn open(target: &Target, session: &Arc<Session>) -> Result<Opened, Refusal
                     address,
                     why,
                 });
+            }
+            Err(e) if target.address.is_some() => {
+                failed = Some(format!("{authority} cannot be reached: {e}"));
             }
             Err(e) => failed = Some(format!("{authority} ({address}) cannot be reached: {e}")),
         }
@@ -280,6 +315,7 @@ async fn tunnel(
     request: Request<Incoming>,
     mut upstream: TcpStream,
     session: Arc<Session>,
+    grant: Arc<Grant>,
     mut entry: Entry,
 ) {
     let Ok(upgraded) = hyper::upgrade::on(request).await else {
@@ -294,12 +330,12 @@ async fn tunnel(
         entry.sent = sent;
         entry.received = received;
     }
-    write_log(&session, &entry);
+    write_log(&grant, &entry);
 }
 
 /// Logs the entry when the response's body is done with (its bytes counted by then).
 struct LogWhenDone {
-    session: Arc<Session>,
+    grant: Arc<Grant>,
     entry: Entry,
     sent: Arc<AtomicU64>,
     received: Arc<AtomicU64>,
@@ -309,7 +345,7 @@ impl Drop for LogWhenDone {
     fn drop(&mut self) {
         self.entry.sent = self.sent.load(Ordering::Relaxed);
         self.entry.received = self.received.load(Ordering::Relaxed);
-        write_log(&self.session, &self.entry);
+        write_log(&self.grant, &self.entry);
     }
 }
 
@@ -331,6 +367,7 @@ async fn forward(
     request: Request<Incoming>,
     upstream: TcpStream,
     session: Arc<Session>,
+    grant: Arc<Grant>,
     entry: Entry,
 ) -> Response<Body> {
     let failed = |e: hyper::Error| text(StatusCode::BAD_GATEWAY, format!("egress: {e}"));
@@ -364,7 +401,7 @@ async fn forward(
         Err(e) => return failed(e),
     };
     let done = LogWhenDone {
-        session,
+        grant,
         entry,
         sent,
         received: received.clone(),

@@ -22,8 +22,9 @@ pub mod log;
 pub mod policy;
 mod proxy;
 pub mod rules;
+mod tokens;
 
 pub use error::EgressError;
 pub use grant::{Answer, Asker, Grant};
 pub use policy::Policy;
-pub use proxy::link;
+pub use proxy::{client_route, link, refusals};

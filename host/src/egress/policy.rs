@@ -25,6 +25,9 @@ pub enum Source {
     Registries,
     /// An answer "allow for this task".
     Answer,
+    /// An endpoint the user configured for the tool (an MCP server's URL, a model's base
+    /// URL, a declared HTTP tool's URL).
+    Configured,
 }
 
 impl Source {
@@ -38,6 +41,7 @@ impl Source {
             }
             Self::Registries => "the package registries (egress.registries)".to_string(),
             Self::Answer => "the user's answer for this task".to_string(),
+            Self::Configured => "the tool's configured endpoint".to_string(),
         }
     }
 }
@@ -80,6 +84,17 @@ fn rules(key: &'static str, lines: &[String]) -> Result<Vec<Rule>, EgressError> 
 /// `egress-allowed.txt`.
 pub fn default_allowed_file() -> Option<PathBuf> {
     crate::settings::config_dir().map(|dir| dir.join("egress-allowed.txt"))
+}
+
+/// The host and port of an `http`/`https` (or `ws`/`wss`) URL.
+fn target_of_url(url: &str) -> Option<Target> {
+    let uri: http::Uri = url.trim().parse().ok()?;
+    let port = uri.port_u16().or(match uri.scheme_str()? {
+        "https" | "wss" => Some(443),
+        "http" | "ws" => Some(80),
+        _ => None,
+    })?;
+    Some(Target::new(uri.host()?, port))
 }
 
 /// The registry rules allowed by default.
@@ -135,6 +150,19 @@ impl Policy {
             allowed_file,
             log_dir,
         })
+    }
+
+    /// The policy with the endpoints the user configured for a tool allowed, each by its
+    /// exact host and port (an internal address too: configuring it names it exactly). URLs
+    /// that name no host are skipped.
+    pub fn with_configured<'a>(mut self, urls: impl IntoIterator<Item = &'a str>) -> Self {
+        for url in urls {
+            if let Some(target) = target_of_url(url) {
+                self.allow
+                    .insert(0, (Rule::exactly(&target), Source::Configured));
+            }
+        }
+        self
     }
 
     /// The rules' decision on `target`, with the rules the user's answers for this task
@@ -259,6 +287,27 @@ mod tests {
             p.address_rule(loopback, 9).is_none(),
             "a name is not its address"
         );
+        Ok(())
+    }
+
+    #[test]
+    fn configured_endpoints_are_allowed_exactly() -> Outcome {
+        let p = policy(&[], &[], false)?.with_configured([
+            "http://127.0.0.1:8931/mcp",
+            "https://api.example.com/v1",
+            "not a url",
+        ]);
+        let loopback: IpAddr = "127.0.0.1".parse()?;
+        assert!(p.address_rule(loopback, 8931).is_some());
+        assert!(p.address_rule(loopback, 8932).is_none());
+        assert!(matches!(
+            p.decide(&Target::new("api.example.com", 443), &[]),
+            Decision::Allowed(why) if why.contains("configured endpoint")
+        ));
+        assert!(matches!(
+            p.decide(&Target::new("api.example.com", 80), &[]),
+            Decision::Denied(_)
+        ));
         Ok(())
     }
 

@@ -1,5 +1,7 @@
-//! The egress proxy's socket: a Unix socket where sandbox supervisors present a grant's
-//! token and hand over their commands' connections, each served by [`super::http`].
+//! The egress proxy's listeners: a Unix socket where sandbox supervisors present a grant's
+//! token and hand over their commands' connections, and a port on the host's loopback for
+//! its own clients (each request with a token of [`super::tokens`]); every connection is
+//! served by [`super::http`].
 
 use std::collections::HashMap;
 use std::io::{IoSliceMut, Read, Write};
@@ -15,13 +17,16 @@ use toolhost_sandbox::EgressLink;
 
 use super::error::EgressError;
 use super::grant::Grant;
-use super::http::{serve, Session};
+use super::http::{serve, serve_socket, Session, TOKEN_SCHEME};
+use super::tokens;
 
 /// How long a registered token waits for its supervisor.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(300);
 
 struct Proxy {
     socket: PathBuf,
+    /// The loopback port of the host's own clients.
+    port: u16,
     pending: Mutex<HashMap<String, (Arc<Grant>, Instant)>>,
     runtime: tokio::runtime::Runtime,
 }
@@ -47,8 +52,28 @@ fn start(private_dir: &Path) -> Result<Proxy, String> {
             }
         })
         .map_err(|e| format!("cannot start its thread: {e}"))?;
+    let clients = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
+        .map_err(|e| format!("cannot listen on the loopback: {e}"))?;
+    let port = clients
+        .local_addr()
+        .map_err(|e| format!("cannot read its port: {e}"))?
+        .port();
+    runtime.spawn(async move {
+        let Ok(clients) = tokio::net::TcpListener::from_std(clients) else {
+            return;
+        };
+        let session = Arc::new(Session {
+            link: None,
+            closed: CancellationToken::new(),
+        });
+        while let Ok((stream, _)) = clients.accept().await {
+            tokio::spawn(serve(stream, session.clone()));
+        }
+    });
     Ok(Proxy {
         socket,
+        port,
         pending: Mutex::new(HashMap::new()),
         runtime,
     })
@@ -66,9 +91,7 @@ fn proxy(private_dir: &Path) -> Result<&'static Proxy, EgressError> {
 /// connection.
 pub fn link(grant: Grant, private_dir: &Path) -> Result<EgressLink, EgressError> {
     let proxy = proxy(private_dir)?;
-    let mut bytes = [0u8; 24];
-    rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
-    let token = hex::encode(bytes);
+    let token = tokens::new_token();
     let mut pending = proxy.pending.lock().unwrap_or_else(PoisonError::into_inner);
     pending.retain(|_, (_, made)| made.elapsed() < TOKEN_LIFETIME);
     pending.insert(token.clone(), (Arc::new(grant), Instant::now()));
@@ -115,14 +138,16 @@ fn attend(mut control: UnixStream) {
     if writeln!(control, "{}", EgressLink::ACCEPTED).is_err() {
         return;
     }
+    let Ok(reader) = control.try_clone() else {
+        return;
+    };
     let session = Arc::new(Session {
-        grant,
-        control,
+        link: Some((grant, control)),
         closed: CancellationToken::new(),
     });
-    while let Some(socket) = receive(&session.control) {
+    while let Some(socket) = receive(&reader) {
         let session = session.clone();
-        proxy.runtime.spawn(serve(socket, session));
+        proxy.runtime.spawn(serve_socket(socket, session));
     }
     session.closed.cancel();
 }
@@ -161,4 +186,34 @@ fn receive(control: &UnixStream) -> Option<OwnedFd> {
             return received;
         }
     }
+}
+
+/// Where a host client sends its requests: the proxy's URL and the `Proxy-Authorization`
+/// value that names its grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientRoute {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// `Toolhost TOKEN`.
+    pub authorization: String,
+}
+
+/// Registers `grant` for a host client (the proxy started on first use) and returns where
+/// its requests go.
+pub fn client_route(grant: Grant, private_dir: &Path) -> Result<ClientRoute, EgressError> {
+    let proxy = proxy(private_dir)?;
+    let token = tokens::register_client(Arc::new(grant));
+    Ok(ClientRoute {
+        url: format!("http://127.0.0.1:{}", proxy.port),
+        authorization: format!("{TOKEN_SCHEME} {token}"),
+    })
+}
+
+/// The refusals of the grant whose route has `authorization`, since the last call.
+pub fn refusals(authorization: &str) -> Vec<String> {
+    authorization
+        .strip_prefix(TOKEN_SCHEME)
+        .and_then(|token| tokens::client(token.trim()))
+        .map(|grant| grant.take_refusals())
+        .unwrap_or_default()
 }

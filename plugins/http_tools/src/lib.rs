@@ -62,12 +62,14 @@ impl Tool for HttpTools {
             net.timeout = timeout;
         }
         let limits = web_support::limits::SizeLimits::read(ctx)?;
+        let route = net.route(ctx, &[target.url.as_str()])?;
         let client = web_support::build_client(&net, Some(request::USER_AGENT))?;
         let body = serde_json::Value::Object(call.params.as_map().clone());
         let answer = block_on_cancellable(
             ctx,
             request::post(&client, &target, &body, limits.max_bytes, net.timeout),
-        )?;
+        )?
+        .map_err(|message| web_support::egress::explained_message(route.as_ref(), ctx, message));
         match answer {
             Ok(text) => Ok(ToolContent::text(request::render(text, limits))),
             Err(message) => Err(ToolError::new(

@@ -66,8 +66,16 @@ fn send_once(
     api_key: Option<&str>,
     body: &Value,
 ) -> Result<Reply, RequestError> {
+    // The model's endpoint is configured, so the egress policy allows it; through the proxy,
+    // its connections are logged with the others.
+    let mut net = llm.net.clone();
+    net.route(ctx, &[llm.base_url.as_str()])
+        .map_err(|e| RequestError::Failed {
+            message: e.message.to_string(),
+            retryable: false,
+        })?;
     let client = build_client(
-        &llm.net,
+        &net,
         Some(concat!("toolhost-subagents/", env!("CARGO_PKG_VERSION"))),
     )
     .map_err(|e| RequestError::Failed {

@@ -151,6 +151,7 @@ mod tests {
                     timeout: Duration::from_millis(250),
                     proxy: ProxySetting::Off,
                     ca_file: None,
+                    egress: true,
                 },
             })
         );

@@ -27,7 +27,8 @@ use serde_json::json;
 use tool_api::sdk::prelude::*;
 use web_support::cline::{self, ClineEndpoint};
 use web_support::{
-    block_on_cancellable, build_client, strip_partial_closing_tag, tool_message, NetSettings,
+    block_on_cancellable, build_client, egress::explained_message, strip_partial_closing_tag,
+    tool_message, NetSettings,
 };
 
 use crate::backend::{Backend, DirectOptions};
@@ -87,19 +88,23 @@ impl Tool for WebFetch {
         let url = call.params.required("url")?;
         let prompt = call.params.required("prompt")?;
         let backend = Backend::read(ctx)?;
-        let net = NetSettings::read(ctx)?;
+        let mut net = NetSettings::read(ctx)?;
         let outcome = match backend {
             Backend::Direct(options) => {
                 let target = direct::parse_url(&url)
                     .map_err(|message| ToolError::new(ToolErrorKind::INVALID_PARAMS, message))?;
+                let route = net.route(ctx, &[])?;
                 let client = build_client(&net, Some(&options.user_agent))?;
                 ctx.say("tool", &fetch_message(&url));
-                fetch_direct(ctx, &client, target, &prompt, &options, &net)?
+                fetch_direct(ctx, &client, target, &prompt, &options, &net)
+                    .map(|outcome| outcome.map_err(|m| explained_message(route.as_ref(), ctx, m)))?
             }
             Backend::Cline(endpoint) => {
+                let route = net.route(ctx, &[endpoint.base_url.as_str()])?;
                 let client = build_client(&net, None)?;
                 ctx.say("tool", &fetch_message(&url));
-                fetch_through_cline(ctx, call, &client, &endpoint, &url, &prompt, &net)?
+                fetch_through_cline(ctx, call, &client, &endpoint, &url, &prompt, &net)
+                    .map(|outcome| outcome.map_err(|m| explained_message(route.as_ref(), ctx, m)))?
             }
         };
         Ok(ToolContent::text(match outcome {

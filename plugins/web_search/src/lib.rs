@@ -28,7 +28,8 @@ use serde_json::{json, Value};
 use tool_api::sdk::prelude::*;
 use web_support::cline::{self, ClineEndpoint};
 use web_support::{
-    block_on_cancellable, build_client, strip_partial_closing_tag, tool_message, NetSettings,
+    block_on_cancellable, build_client, egress::explained_message, strip_partial_closing_tag,
+    tool_message, NetSettings,
 };
 
 use crate::backend::Backend;
@@ -97,7 +98,12 @@ impl Tool for WebSearch {
         let filter = DomainFilter::new(allowed, blocked)
             .map_err(|message| ToolError::new(ToolErrorKind::INVALID_PARAMS, message))?;
         let backend = Backend::read(ctx)?;
-        let net = NetSettings::read(ctx)?;
+        let mut net = NetSettings::read(ctx)?;
+        let configured = match &backend {
+            Backend::Searxng(instance) => instance.base_url.as_str(),
+            Backend::Cline(endpoint) => endpoint.base_url.as_str(),
+        };
+        let route = net.route(ctx, &[configured])?;
         let client = build_client(&net, None)?;
         ctx.say("tool", &search_message(&query));
         let outcome = match backend {
@@ -108,7 +114,8 @@ impl Tool for WebSearch {
             Backend::Cline(endpoint) => {
                 search_through_cline(ctx, call, &client, &endpoint, &query, &filter, &net)?
             }
-        };
+        }
+        .map_err(|message| explained_message(route.as_ref(), ctx, message));
         Ok(ToolContent::text(match outcome {
             Ok(hits) => format_results(&hits),
             Err(message) => format!("{ERROR_PREFIX}{message}"),

@@ -36,6 +36,17 @@ pub fn build_client(net: &NetSettings, user_agent: Option<&str>) -> Result<Clien
             };
             builder.proxy(proxy.no_proxy(exceptions))
         }
+        ProxySetting::Egress { url, authorization } => {
+            let failed = |e: &dyn std::fmt::Display| {
+                ConfigError(format!(
+                    "The host's egress proxy ({url}) cannot be used: {e}."
+                ))
+            };
+            let value =
+                reqwest::header::HeaderValue::from_str(authorization).map_err(|e| failed(&e))?;
+            let proxy = Proxy::all(url.as_str()).map_err(|e| failed(&e))?;
+            builder.proxy(proxy.custom_http_auth(value))
+        }
     };
     if let Some(path) = &net.ca_file {
         let pem = std::fs::read(path).map_err(|e| {
@@ -90,6 +101,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             proxy,
             ca_file: ca_file.map(Into::into),
+            egress: true,
         }
     }
 

@@ -5,6 +5,8 @@
 //!   call's [`Ctx`](tool_api::sdk::Ctx), or a JSON value in tests), with errors that name the key.
 //! - [`build_client`]: a `reqwest` client from [`NetSettings`] (timeout, proxy, extra CA roots,
 //!   redirects limited to http/https).
+//! - [`egress`]: a call's requests through the host's egress proxy, and the refusals that
+//!   explain a failed one.
 //! - [`describe_error`]: one line for a failed request, with the texts Cline's HTTP client
 //!   produced where Cline pins them (`timeout of 15000ms exceeded`,
 //!   `Request failed with status code 404`).
@@ -29,6 +31,7 @@
 
 mod client;
 pub mod cline;
+pub mod egress;
 mod errors;
 pub mod limits;
 pub mod llm;

@@ -95,6 +95,9 @@ impl LlmSection {
                 timeout: Duration::from_millis(timeout_ms),
                 proxy,
                 ca_file: crate::settings::path(source, "llm.ca_file")?,
+                // The model's endpoint is configured, so the egress policy allows it; the
+                // proxy only logs its connections.
+                egress: true,
             },
         })
     }

@@ -112,6 +112,14 @@ pub enum ProxySetting {
         /// Hosts that bypass it, in `NO_PROXY` syntax (`web.no_proxy`, else `$NO_PROXY`).
         no_proxy: Option<String>,
     },
+    /// Every request, loopback included, through the host's egress proxy
+    /// ([`crate::egress`]), naming the call's grant.
+    Egress {
+        /// The proxy's URL.
+        url: String,
+        /// The `Proxy-Authorization` value.
+        authorization: String,
+    },
 }
 
 /// The network settings shared by every backend of both tools.
@@ -123,10 +131,13 @@ pub struct NetSettings {
     pub proxy: ProxySetting,
     /// A PEM file of extra root certificates to trust besides the system's (`web.ca_file`).
     pub ca_file: Option<PathBuf>,
+    /// Whether requests go through the host's egress proxy when `web.proxy` is unset
+    /// (`web.egress`, default true).
+    pub egress: bool,
 }
 
 impl NetSettings {
-    /// Reads `web.timeout_ms`, `web.proxy`, `web.no_proxy` and `web.ca_file`.
+    /// Reads `web.timeout_ms`, `web.proxy`, `web.no_proxy`, `web.ca_file` and `web.egress`.
     pub fn read(source: &dyn SettingSource) -> Result<Self, ConfigError> {
         let timeout_ms = positive_int(source, "web.timeout_ms")?.unwrap_or(DEFAULT_TIMEOUT_MS);
         let no_proxy = string(source, "web.no_proxy")?;
@@ -143,10 +154,20 @@ impl NetSettings {
             },
         };
         let ca_file = path(source, "web.ca_file")?;
+        let egress = match source.value("web.egress") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(on)) => on,
+            Some(other) => {
+                return Err(ConfigError(format!(
+                    "The setting web.egress must be true or false (found {other})."
+                )))
+            }
+        };
         Ok(Self {
             timeout: Duration::from_millis(timeout_ms),
             proxy,
             ca_file,
+            egress,
         })
     }
 }
@@ -165,6 +186,7 @@ mod tests {
                 timeout: Duration::from_millis(15_000),
                 proxy: ProxySetting::FromEnvironment,
                 ca_file: None,
+                egress: true,
             })
         );
     }
@@ -176,6 +198,7 @@ mod tests {
             "proxy": "http://127.0.0.1:3128",
             "no_proxy": "localhost,.corp",
             "ca_file": "/etc/ca.pem",
+            "egress": false,
         }});
         assert_eq!(
             NetSettings::read(&settings),
@@ -186,6 +209,7 @@ mod tests {
                     no_proxy: Some("localhost,.corp".to_string()),
                 },
                 ca_file: Some(PathBuf::from("/etc/ca.pem")),
+                egress: false,
             })
         );
         let off = json!({"web": {"proxy": "None"}});
