@@ -4,11 +4,13 @@
 
 use std::convert::Infallible;
 use std::io::Write;
+
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use tokio::io::AsyncWriteExt;
 
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, Uri};
@@ -26,7 +28,7 @@ use super::grant::{Answer, Grant};
 use super::log::{self, Entry};
 use super::policy::Decision;
 use super::rules::{Rule, Target};
-use super::tokens;
+use super::{splice, tokens};
 
 /// The buffers of a tunnel, each way.
 const TUNNEL_BUFFER: usize = 256 * 1024;
@@ -310,7 +312,9 @@ fn ask(grant: &Grant, target: &Target) -> Result<String, Refusal> {
     }
 }
 
-/// Copies both ways between the command and the host until either side ends.
+/// Joins the client and the host until both sides end: in the kernel ([`splice`]) when the
+/// client's connection is a plain socket (what hyper hands back after the upgrade), else
+/// through a buffer.
 async fn tunnel(
     request: Request<Incoming>,
     mut upstream: TcpStream,
@@ -321,10 +325,28 @@ async fn tunnel(
     let Ok(upgraded) = hyper::upgrade::on(request).await else {
         return;
     };
-    let mut client = TokioIo::new(upgraded);
-    let copied = tokio::select! {
-        copied = tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, TUNNEL_BUFFER, TUNNEL_BUFFER) => copied.ok(),
-        _ = session.closed.cancelled() => None,
+    let copied = match upgraded.downcast::<TokioIo<TcpStream>>() {
+        Ok(parts) => {
+            // What the client sent after its CONNECT, already read by hyper, goes first.
+            let early = parts.read_buf.len() as u64;
+            let written = upstream.write_all(&parts.read_buf).await.is_ok();
+            let client = parts.io.into_inner().into_std();
+            match (written, client, upstream.into_std()) {
+                (true, Ok(client), Ok(upstream)) => {
+                    splice::tunnel(client, upstream, &session.closed)
+                        .await
+                        .map(|(sent, received)| (sent + early, received))
+                }
+                _ => None,
+            }
+        }
+        Err(upgraded) => {
+            let mut client = TokioIo::new(upgraded);
+            tokio::select! {
+                copied = tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, TUNNEL_BUFFER, TUNNEL_BUFFER) => copied.ok(),
+                _ = session.closed.cancelled() => None,
+            }
+        }
     };
     if let Some((sent, received)) = copied {
         entry.sent = sent;

@@ -22,6 +22,7 @@ pub mod log;
 pub mod policy;
 mod proxy;
 pub mod rules;
+mod splice;
 mod tokens;
 
 pub use error::EgressError;

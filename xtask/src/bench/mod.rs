@@ -4,6 +4,7 @@
 //! printed as a table and written to `target/bench/latest.json`. Timings never go into tests.
 
 mod dispatch;
+mod egress;
 mod hotswap;
 mod isolation;
 mod list;
@@ -35,6 +36,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             memory::memory()?,
             paths::paths()?,
             sandbox::sandbox()?,
+            egress::egress()?,
             stream::stream()?,
         ],
         Some("startup") => vec![startup::startup()?],
@@ -46,10 +48,11 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
         Some("memory") => vec![memory::memory()?],
         Some("paths") => vec![paths::paths()?],
         Some("sandbox") => vec![sandbox::sandbox()?],
+        Some("egress") => vec![egress::egress()?],
         Some("stream") => vec![stream::stream()?],
         Some(other) => {
             return Err(format!(
-                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths, sandbox, stream)"
+                "unknown benchmark '{other}' (known: startup, search, mcp, hotswap, list, dispatch, memory, paths, sandbox, egress, stream)"
             ))
         }
     };

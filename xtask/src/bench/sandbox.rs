@@ -1,7 +1,9 @@
 //! `bench sandbox`: what the command sandbox adds to an execute_command call. Two `toolhost
 //! serve` processes run side by side over the same workspace (a git repository with a
 //! `.clineignore`), one with `[execute_command] sandbox = "off"`, one with the default
-//! `workspace-write` profile (the strict `read-only`, network off, is timed too); calls of
+//! `workspace-write` profile, whose network is the egress proxy (timed also with the network
+//! direct, which shows what the proxy's link and forwarder add; the strict `read-only`,
+//! network off, is timed too); calls of
 //! `true`, `ls` and `git status` alternate between them, and each call is timed from the
 //! request line written to the result line read. The median of each is reported, and the
 //! difference is the sandbox's cost: the policy (the `.clineignore` walk), the supervisor's
@@ -28,9 +30,14 @@ const TARGET_MS: f64 = 5.0;
 
 /// The profiles timed: a name, the `[execute_command]` keys, and the sandbox features the
 /// server is to take as missing (`TOOLHOST_SANDBOX_UNAVAILABLE`).
-const PROFILES: [(&str, &str, &str); 4] = [
+const PROFILES: [(&str, &str, &str); 5] = [
     ("off", "sandbox = \"off\"", ""),
     ("workspace-write", "sandbox = \"workspace-write\"", ""),
+    (
+        "  network direct",
+        "sandbox = \"workspace-write\"\nnetwork = \"direct\"",
+        "",
+    ),
     (
         "  without memory cgroup",
         "sandbox = \"workspace-write\"",
@@ -45,7 +52,7 @@ const PROFILES: [(&str, &str, &str); 4] = [
 
 const COMMANDS: [&str; 3] = ["true", "ls", "git status"];
 
-struct Server {
+pub(super) struct Server {
     child: Child,
     input: ChildStdin,
     output: BufReader<ChildStdout>,
@@ -53,7 +60,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(
+    pub(super) fn start(
         host: &Path,
         plugins: &Path,
         workspace: &Path,
@@ -88,7 +95,7 @@ impl Server {
     }
 
     /// One call; its wall time and result.
-    fn call(&mut self, command: &str) -> Result<(Duration, Value), String> {
+    pub(super) fn call(&mut self, command: &str) -> Result<(Duration, Value), String> {
         self.next += 1;
         let line = json!({"id": self.next, "tool": "execute_command",
                           "params": {"command": command, "requires_approval": "false"}});
