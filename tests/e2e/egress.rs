@@ -4,8 +4,10 @@
 //! are logged; a raw socket reaches nothing (the command's loopback is its own); a denied
 //! name (decided before anything resolves it), a name that resolves to loopback, an IP
 //! literal, a decimal IP, a port nobody allowed and a host nobody could be asked about are
-//! all refused, each with the setting that would allow it. `network = "direct"` shows what
-//! the proxy holds back.
+//! all refused, each with the setting that would allow it. curl, git (a clone over HTTPS) and
+//! pip (a download from an index) reach a loopback HTTPS server through the proxy unchanged
+//! when a rule allows it, and not otherwise. The web tools' requests go through the same
+//! policy. `network = "direct"` shows what the proxy holds back.
 //!
 //! `HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `TMPDIR` point inside the test's
 //! directory: nothing outside it is read.
@@ -523,5 +525,143 @@ fn the_web_tools_requests_go_through_the_same_policy_and_log() {
     assert!(
         fetched["text"].as_str().unwrap().contains("hello-egress"),
         "{fetched}"
+    );
+}
+
+/// An HTTPS server on 127.0.0.1 (a certificate made for the test) serving `dir`; its port.
+struct HttpsServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+const HTTPS_SERVER: &str = r#"
+import http.server, ssl, sys, functools
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[2], sys.argv[3])
+server.socket = context.wrap_socket(server.socket, server_side=True)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"#;
+
+impl HttpsServer {
+    fn start(dir: &std::path::Path, cert: &std::path::Path, key: &std::path::Path) -> Self {
+        let mut child = Command::new("python3")
+            .args(["-c", HTTPS_SERVER])
+            .arg(dir)
+            .arg(cert)
+            .arg(key)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        HttpsServer {
+            child,
+            port: line.trim().parse().unwrap(),
+        }
+    }
+}
+
+impl Drop for HttpsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Makes a wheel of `toolhost-probe` 1.0 (metadata only) in `dir`.
+const WHEEL: &str = r#"
+import sys, zipfile
+name = "toolhost_probe-1.0.dist-info"
+with zipfile.ZipFile(sys.argv[1] + "/toolhost_probe-1.0-py3-none-any.whl", "w") as wheel:
+    wheel.writestr(name + "/METADATA", "Metadata-Version: 2.1\nName: toolhost-probe\nVersion: 1.0\n")
+    wheel.writestr(name + "/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    wheel.writestr(name + "/RECORD", "")
+"#;
+
+fn sh(command: &str, dir: &std::path::Path) {
+    let status = Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{command}");
+}
+
+#[test]
+fn curl_git_and_pip_reach_an_allowed_https_server_through_the_proxy_unchanged() {
+    let site = toolhost_tests::workdir();
+    let root = site.path().canonicalize().unwrap();
+    let served = root.join("served");
+    std::fs::create_dir_all(served.join("simple/toolhost-probe")).unwrap();
+    sh(
+        "openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 1 \
+         -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null",
+        &root,
+    );
+    std::fs::write(served.join("file.txt"), "served-over-https\n").unwrap();
+    sh(
+        "git init -q work && cd work && echo cloned-readme > README && git add README && \
+         git -c user.name=t -c user.email=t@t commit -qm one && cd .. && \
+         git clone -q --bare work served/repo.git && cd served/repo.git && git update-server-info",
+        &root,
+    );
+    sh(
+        &format!("python3 -c '{WHEEL}' served/simple/toolhost-probe"),
+        &root,
+    );
+    std::fs::write(
+        served.join("simple/toolhost-probe/index.html"),
+        "<a href=\"toolhost_probe-1.0-py3-none-any.whl\">toolhost_probe-1.0-py3-none-any.whl</a>\n",
+    )
+    .unwrap();
+    let server = HttpsServer::start(&served, &root.join("cert.pem"), &root.join("key.pem"));
+    let port = server.port;
+    let script = format!(
+        "unset NO_PROXY no_proxy; \
+         curl -sS --cacert cert.pem https://127.0.0.1:{port}/file.txt; \
+         GIT_SSL_CAINFO=cert.pem git clone -q https://127.0.0.1:{port}/repo.git clone && cat clone/README; \
+         python3 -m pip download -q --no-deps --no-cache-dir --disable-pip-version-check --retries 0 \
+           --trusted-host 127.0.0.1 \
+           --index-url https://127.0.0.1:{port}/simple/ toolhost-probe==1.0 -d dl && ls dl; \
+         echo probes-done"
+    );
+    // The certificate in the workspace: the test's directory is in /tmp, which the sandbox
+    // replaces with its own.
+    let cert = std::fs::read(root.join("cert.pem")).unwrap();
+    let allowed = Scene::new(&format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    std::fs::write(allowed.ws.join("cert.pem"), &cert).unwrap();
+    let result = allowed.execute(&script);
+    let text = result.stdout;
+    assert!(text.contains("probes-done"), "{text}");
+    for expected in [
+        "served-over-https",
+        "cloned-readme",
+        "toolhost_probe-1.0-py3-none-any.whl",
+    ] {
+        assert!(text.contains(expected), "{expected} not in {text}");
+    }
+    let log = allowed.log();
+    assert!(log.len() >= 3, "{log:?}");
+    assert!(log.iter().all(|e| e["verdict"] == "allowed"), "{log:?}");
+    // Without the rule, each of them is refused, and says so.
+    let refused = Scene::new("");
+    std::fs::write(refused.ws.join("cert.pem"), &cert).unwrap();
+    let text = refused.execute(&script).stdout;
+    assert!(text.contains("probes-done"), "{text}");
+    assert!(!text.contains("served-over-https"), "{text}");
+    assert!(!text.contains("cloned-readme"), "{text}");
+    assert!(
+        !text.contains("toolhost_probe-1.0-py3-none-any.whl\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("egress: execute_command may not connect to 127.0.0.1"),
+        "{text}"
     );
 }

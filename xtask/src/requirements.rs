@@ -5,7 +5,8 @@
 //!   the server with the official client, and the remote MCP client tests serve streamable HTTP
 //!   and SSE with its server (`tests/fixtures/mcp_http_server.py`).
 //! - Chromium (Debian's `chromium`): browser_action launches `/usr/bin/chromium`, and its
-//!   end-to-end tests drive it.
+//!   end-to-end tests drive it; curl and openssl (Debian's): the egress tests run curl in the
+//!   sandbox and make a certificate for their HTTPS server.
 //! - `@modelcontextprotocol/server-everything` (npm, into `target/node`): the MCP client tools'
 //!   end-to-end tests call it as a real third-party MCP server.
 //! - `@modelcontextprotocol/sdk` (npm, into `target/node`): the TypeScript SDK client that
@@ -16,7 +17,7 @@ use std::process::{Command, Stdio};
 /// Installs every missing requirement.
 pub fn install_missing() -> Result<(), String> {
     python_mcp_sdk()?;
-    debian_chromium()?;
+    debian_packages()?;
     npm_package(SERVER_EVERYTHING, "the MCP client tests")?;
     npm_package(TYPESCRIPT_SDK, "the MCP server tests")
 }
@@ -80,16 +81,27 @@ fn python_mcp_sdk() -> Result<(), String> {
     }
 }
 
-/// Where Debian's `chromium` package puts the browser browser_action launches.
-const CHROMIUM: &str = "/usr/bin/chromium";
+/// The Debian packages the tests run, and the program each installs: browser_action
+/// launches `/usr/bin/chromium` (from Debian only: chromiumoxide is built without its
+/// downloader); the egress tests run curl and openssl.
+const DEBIAN_PACKAGES: [(&str, &str); 3] = [
+    ("chromium", "/usr/bin/chromium"),
+    ("curl", "/usr/bin/curl"),
+    ("openssl", "/usr/bin/openssl"),
+];
 
-/// `apt-get update`, then `apt-get install -y chromium`, unless `/usr/bin/chromium` exists.
-/// The browser comes from Debian only: chromiumoxide is built without its downloader.
-fn debian_chromium() -> Result<(), String> {
-    if std::path::Path::new(CHROMIUM).exists() {
+/// `apt-get update`, then `apt-get install -y` of the [`DEBIAN_PACKAGES`] whose program is
+/// missing, unless none is.
+fn debian_packages() -> Result<(), String> {
+    let missing: Vec<&str> = DEBIAN_PACKAGES
+        .iter()
+        .filter(|(_, program)| !std::path::Path::new(program).exists())
+        .map(|(package, _)| *package)
+        .collect();
+    if missing.is_empty() {
         return Ok(());
     }
-    println!("installing Chromium (apt-get install chromium)");
+    println!("installing {} (apt-get install)", missing.join(", "));
     let apt = |args: &[&str]| {
         Command::new("apt-get")
             .args(args)
@@ -100,15 +112,22 @@ fn debian_chromium() -> Result<(), String> {
     let updated = apt(&["update", "-q"])?;
     if !updated.success() {
         return Err(format!(
-            "apt-get update failed ({updated}); browser_action's tests need Chromium"
+            "apt-get update failed ({updated}); the tests need {}",
+            missing.join(", ")
         ));
     }
-    let installed = apt(&["install", "-y", "-q", "chromium"])?;
-    if installed.success() && std::path::Path::new(CHROMIUM).exists() {
+    let mut install = vec!["install", "-y", "-q"];
+    install.extend(&missing);
+    let installed = apt(&install)?;
+    let present = DEBIAN_PACKAGES
+        .iter()
+        .all(|(_, program)| std::path::Path::new(program).exists());
+    if installed.success() && present {
         Ok(())
     } else {
         Err(format!(
-            "apt-get install chromium failed ({installed}); browser_action's tests need it"
+            "apt-get install {} failed ({installed}); the tests need them",
+            missing.join(" ")
         ))
     }
 }
