@@ -231,7 +231,8 @@ impl World {
         let cwd = workdir();
         let profiles = workdir();
         let settings = format!(
-            "[auto_approve]\nuse_browser = {auto_approve}\n{other}\n[browser]\nprofile_root = \"{}\"\n{browser}\n",
+            // Straight to the test's loopback pages: the egress policy has tests of its own.
+            "[auto_approve]\nuse_browser = {auto_approve}\n{other}\n[web]\negress = false\n[browser]\nprofile_root = \"{}\"\n{browser}\n",
             profiles.path().display()
         );
         let settings = Settings::from_toml(&settings).unwrap();
@@ -597,7 +598,7 @@ fn a_host_that_exits_with_the_browser_open_leaves_no_chromium_running() {
     std::fs::write(
         &settings,
         format!(
-            "[auto_approve]\nuse_browser = true\n[browser]\nprofile_root = \"{}\"\n",
+            "[auto_approve]\nuse_browser = true\n[web]\negress = false\n[browser]\nprofile_root = \"{}\"\n",
             profiles.path().display()
         ),
     )

@@ -111,7 +111,12 @@ impl Scene {
         let settings = format!("[auto_approve]\nexecute_safe_commands = true\n{settings}");
         std::fs::write(base.join("settings.toml"), settings).unwrap();
         let plugins = PluginDir::empty();
-        for library in ["execute_command", "web_fetch", "http_tools"] {
+        for library in [
+            "execute_command",
+            "web_fetch",
+            "http_tools",
+            "browser_action",
+        ] {
             plugins.add_library(library);
         }
         Scene {
@@ -663,5 +668,34 @@ fn curl_git_and_pip_reach_an_allowed_https_server_through_the_proxy_unchanged() 
     assert!(
         text.contains("egress: execute_command may not connect to 127.0.0.1"),
         "{text}"
+    );
+}
+
+#[test]
+fn chromium_loads_pages_through_the_proxy_only_where_the_policy_allows() {
+    let server = Server::start();
+    let port = server.port;
+    let page = json!({"action": "launch", "url": format!("http://127.0.0.1:{port}/")});
+    // No rule: the loopback page is refused, and nothing reaches the server.
+    let refused = Scene::new("");
+    refused.call("browser_action", page.clone());
+    assert_eq!(server.accepted(), 0);
+    let log = refused.log();
+    assert!(
+        log.iter().any(|e| e["tool"] == "browser_action"
+            && e["verdict"] == "denied"
+            && e["target"] == format!("127.0.0.1:{port}")),
+        "{log:?}"
+    );
+    // An exact rule: Chromium's request arrives, through the proxy.
+    let allowed = Scene::new(&format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    let result = allowed.call("browser_action", page);
+    assert_eq!(result["is_error"], false, "{result}");
+    assert!(server.accepted() >= 1);
+    let log = allowed.log();
+    assert!(
+        log.iter()
+            .any(|e| e["tool"] == "browser_action" && e["verdict"] == "allowed"),
+        "{log:?}"
     );
 }

@@ -183,7 +183,8 @@ impl CallServices for HostCallServices {
     /// that runs a command in the sandbox ([`crate::command_sandbox`]); `egress.route`
     /// (`{"configured": [URL, ...]}`: the tool's endpoints the user configured, allowed)
     /// with where the call's own HTTP requests go (`{"url", "authorization"}`: the egress
-    /// proxy, and the `Proxy-Authorization` value that names this call's grant);
+    /// proxy, and the `Proxy-Authorization` value that names this call's grant; with
+    /// `"dedicated": true`, `{"url"}` of a port of its own, for a client that sends no token);
     /// `egress.refusals` (`{"authorization"}`) with the refusals since the last time
     /// (`{"refusals": [...]}`); anything else is `UNAVAILABLE`.
     fn call_service(
@@ -260,6 +261,11 @@ impl CallServices for HostCallServices {
                 );
                 let private_dir = crate::plugins::private_dir::path()
                     .map_err(|e| CallError::new(ErrorKind::Blocked, e.to_string()))?;
+                if payload["dedicated"].as_bool() == Some(true) {
+                    let url =
+                        crate::egress::dedicated_route(grant, private_dir).map_err(unusable)?;
+                    return Ok(serde_json::json!({"url": url}));
+                }
                 let route = crate::egress::client_route(grant, private_dir).map_err(unusable)?;
                 Ok(serde_json::json!({"url": route.url, "authorization": route.authorization}))
             }

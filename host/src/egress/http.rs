@@ -44,6 +44,9 @@ pub struct Session {
     /// host's own clients, whose every request names its grant by token
     /// (`Proxy-Authorization: Toolhost TOKEN`).
     pub link: Option<(Arc<Grant>, UnixStream)>,
+    /// The grant of every connection of a port dedicated to one client (a browser, which
+    /// cannot send a token), when the session is such a port's.
+    pub dedicated: Option<Arc<Grant>>,
     /// Cancelled when the supervisor is gone: every connection of the command ends.
     pub closed: CancellationToken,
 }
@@ -55,6 +58,9 @@ impl Session {
     /// The grant `request` is decided under.
     fn grant(&self, request: &Request<Incoming>) -> Option<Arc<Grant>> {
         if let Some((grant, _)) = &self.link {
+            return Some(grant.clone());
+        }
+        if let Some(grant) = &self.dedicated {
             return Some(grant.clone());
         }
         let header = request.headers().get(http::header::PROXY_AUTHORIZATION)?;

@@ -28,4 +28,4 @@ mod tokens;
 pub use error::EgressError;
 pub use grant::{Answer, Asker, Grant};
 pub use policy::Policy;
-pub use proxy::{client_route, link, refusals};
+pub use proxy::{client_route, dedicated_route, link, refusals};

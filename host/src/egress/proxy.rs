@@ -23,6 +23,9 @@ use super::tokens;
 /// How long a registered token waits for its supervisor.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(300);
 
+/// How long a dedicated port stays open without a connection.
+const DEDICATED_IDLE: Duration = Duration::from_secs(3600);
+
 struct Proxy {
     socket: PathBuf,
     /// The loopback port of the host's own clients.
@@ -65,6 +68,7 @@ fn start(private_dir: &Path) -> Result<Proxy, String> {
         };
         let session = Arc::new(Session {
             link: None,
+            dedicated: None,
             closed: CancellationToken::new(),
         });
         while let Ok((stream, _)) = clients.accept().await {
@@ -143,6 +147,7 @@ fn attend(mut control: UnixStream) {
     };
     let session = Arc::new(Session {
         link: Some((grant, control)),
+        dedicated: None,
         closed: CancellationToken::new(),
     });
     while let Some(socket) = receive(&reader) {
@@ -216,4 +221,34 @@ pub fn refusals(authorization: &str) -> Vec<String> {
         .and_then(|token| tokens::client(token.trim()))
         .map(|grant| grant.take_refusals())
         .unwrap_or_default()
+}
+
+/// Opens a port of the host's loopback whose every connection is decided under `grant`
+/// (for a client that cannot send a token: Chromium takes a proxy's address only); it closes
+/// after [`DEDICATED_IDLE`] without a connection. Returns the proxy's URL.
+pub fn dedicated_route(grant: Grant, private_dir: &Path) -> Result<String, EgressError> {
+    let proxy = proxy(private_dir)?;
+    let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
+        .map_err(|e| EgressError::Proxy(format!("cannot listen on the loopback: {e}")))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| EgressError::Proxy(format!("cannot read its port: {e}")))?
+        .port();
+    let session = Arc::new(Session {
+        link: None,
+        dedicated: Some(Arc::new(grant)),
+        closed: CancellationToken::new(),
+    });
+    proxy.runtime.spawn(async move {
+        let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+            return;
+        };
+        while let Ok(Ok((stream, _))) =
+            tokio::time::timeout(DEDICATED_IDLE, listener.accept()).await
+        {
+            tokio::spawn(serve(stream, session.clone()));
+        }
+    });
+    Ok(format!("http://127.0.0.1:{port}"))
 }

@@ -69,7 +69,8 @@ async fn run(
             approve(ctx, &url)?;
             ctx.say("browser_action_result", "");
             close(held, true).await;
-            let settings = BrowserSettings::from_host(ctx)?;
+            let mut settings = BrowserSettings::from_host(ctx)?;
+            settings.route_through_egress(ctx)?;
             let session = BrowserSession::open(&settings, |message| ctx.log_warn(message))
                 .await
                 .map_err(failed)?;

@@ -91,6 +91,12 @@ pub fn local_args(settings: &BrowserSettings, profile: &Path) -> Vec<String> {
         ),
         format!("--user-agent={USER_AGENT}"),
     ]);
+    if let Some(proxy) = &settings.egress_proxy {
+        // Every request through the proxy, loopback included (`<-loopback>` takes away
+        // Chromium's implicit bypass of it).
+        args.push(format!("--proxy-server={proxy}"));
+        args.push("--proxy-bypass-list=<-loopback>".to_string());
+    }
     args.extend(settings.custom_args.iter().cloned());
     args.push("about:blank".to_string());
     args

@@ -15,6 +15,7 @@
 use std::path::PathBuf;
 
 use serde::Deserialize;
+use tool_api::abi::{ToolError, ToolErrorKind};
 use tool_api::sdk::Ctx;
 
 /// The browser launched when no executable is configured: Debian's `chromium` package.
@@ -54,6 +55,9 @@ pub struct BrowserSettings {
     pub profile_root: PathBuf,
     /// Screenshots as WebP (else PNG).
     pub use_webp: bool,
+    /// The host's egress proxy for a local browser's every request, loopback included
+    /// ([`BrowserSettings::route_through_egress`]); `None`: straight to the network.
+    pub egress_proxy: Option<String>,
 }
 
 impl Default for BrowserSettings {
@@ -65,6 +69,7 @@ impl Default for BrowserSettings {
             custom_args: Vec::new(),
             profile_root: std::env::temp_dir(),
             use_webp: true,
+            egress_proxy: None,
         }
     }
 }
@@ -104,7 +109,27 @@ impl BrowserSettings {
             use_webp: ctx
                 .setting::<String>("model.id")
                 .is_none_or(|id| model_accepts_webp(&id)),
+            egress_proxy: None,
         })
+    }
+
+    /// Sends a local browser's requests through the host's egress proxy (the `egress.route`
+    /// service, a port of the browser's own: Chromium sends no token), so that its page loads
+    /// are decided by the same `[egress]` policy as commands'. Not with `web.egress = false`,
+    /// nor when the host has no egress proxy.
+    pub fn route_through_egress(&mut self, ctx: &Ctx<'_>) -> Result<(), ToolError> {
+        if ctx.setting::<bool>("web.egress") == Some(false) {
+            return Ok(());
+        }
+        let payload = serde_json::json!({"dedicated": true});
+        match ctx.call_service("egress", "route", &payload) {
+            Ok(answer) => {
+                self.egress_proxy = answer["url"].as_str().map(str::to_string);
+                Ok(())
+            }
+            Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 }
 
