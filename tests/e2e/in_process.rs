@@ -2,7 +2,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tool_api::model::AskReply;
 use toolhost::Settings;
@@ -80,6 +80,16 @@ pub fn host_asking(
     approval: ApprovalMode,
     ui: Box<dyn Ui>,
 ) -> Arc<Host> {
+    // The egress policy's files stay with the test run, not in the user's home.
+    static EGRESS: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let egress = EGRESS.get_or_init(|| tempfile::tempdir().expect("temp dir"));
+    let mut settings = settings;
+    let place = |name: &str| Some(egress.path().join(name).display().to_string());
+    settings.egress.log_dir = settings.egress.log_dir.or_else(|| place("log"));
+    settings.egress.allowed_file = settings
+        .egress
+        .allowed_file
+        .or_else(|| place("allowed.txt"));
     Host::new(HostConfig {
         plugin_dirs: vec![plugin_dir.to_path_buf()],
         workspace: Workspace::new(cwd).expect("a workspace"),

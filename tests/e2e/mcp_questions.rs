@@ -2,7 +2,8 @@
 //! when the call is cancelled, given up at its timeout, or nobody answers in time, the client is
 //! told with `notifications/cancelled` for the question, so that it stops showing it.
 //! `toolhost serve --ask` (`ask` lines): a question its call left, or unanswered in time, is
-//! withdrawn with `{"withdrawn": N}`, and the next line is a request again.
+//! withdrawn with `{"withdrawn": N}`, and the next line is a request again. The egress
+//! proxy's question is a form of three choices.
 //!
 //! Spoken line by line by clients that never answer, so that what is checked is what crosses
 //! the wire (the Python SDK closes a question by itself once the call that asked it has ended;
@@ -228,4 +229,61 @@ fn serve_withdraws_a_question_nobody_answers_in_time() {
     // The tool goes on without an answer, as with nobody to ask.
     let answer = client.next("the answer to the call", |m| m["id"] == 1);
     assert!(answer["text"].is_string(), "{answer}");
+}
+
+/// The egress proxy's question over MCP: an elicitation with three choices. "for this task"
+/// holds for the rest of the session's task (not asked again); "no" refuses, saying so.
+#[test]
+fn the_egress_question_is_an_elicitation_with_its_three_choices() {
+    let mut client = Client::mcp("[auto_approve]\nexecute_safe_commands = true\n");
+    let fetch = |client: &mut Client, id: u64, host: &str| {
+        client.send(json!({"id": id, "method": "tools/call", "params": {
+            "name": "execute_command",
+            "arguments": {"command": format!("curl -sS http://{host}/"), "requires_approval": "false"}}}));
+    };
+    let text_of = |result: &Value| {
+        result["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    fetch(&mut client, 10, "asked.invalid");
+    let question = client.next("elicitation/create", |m| {
+        m["method"] == "elicitation/create"
+    });
+    let message = question["params"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("wants to connect to asked.invalid:80"),
+        "{question}"
+    );
+    let choices = &question["params"]["requestedSchema"]["properties"]["allow"]["enum"];
+    assert_eq!(
+        *choices,
+        json!(["for this task", "always", "no"]),
+        "{question}"
+    );
+    client.send(json!({"id": question["id"], "result": {
+        "action": "accept", "content": {"allow": "for this task"}}}));
+    let result = client.next("the call's result", |m| m["id"] == 10);
+    assert!(
+        text_of(&result).contains("asked.invalid:80 cannot be resolved"),
+        "{result}"
+    );
+    // Not asked again in this task: the next message is the result.
+    fetch(&mut client, 11, "asked.invalid");
+    let next = client.next("the next message", |m| {
+        m["id"] == 11 || m["method"] == "elicitation/create"
+    });
+    assert_eq!(next["id"], 11, "asked again: {next}");
+    // Refused.
+    fetch(&mut client, 12, "refused.invalid");
+    let question = client.next("elicitation/create", |m| {
+        m["method"] == "elicitation/create"
+    });
+    client.send(json!({"id": question["id"], "result": {
+        "action": "accept", "content": {"allow": "no"}}}));
+    let result = client.next("the call's result", |m| m["id"] == 12);
+    let text = text_of(&result);
+    assert!(text.contains("refused by the user"), "{result}");
+    assert!(!text.contains("cannot be resolved"), "{result}");
 }

@@ -222,8 +222,9 @@ pub fn isolated_command(program: &Path, config_home: &Path) -> Command {
         .env_remove("TOOLHOST_LOG")
         .env_remove("RUST_BACKTRACE")
         .env("XDG_CONFIG_HOME", config_home)
-        // The plugin index of these runs stays with them.
+        // The plugin index of these runs stays with them, and so does the egress log.
         .env("XDG_CACHE_HOME", config_home)
+        .env("XDG_STATE_HOME", config_home)
         // Nor is the Cline CLI's MCP settings file found outside (VS Code's is under
         // XDG_CONFIG_HOME).
         .env_remove("CLINE_MCP_SETTINGS_PATH")

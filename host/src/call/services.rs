@@ -323,6 +323,12 @@ impl crate::egress::Asker for EgressQuestions {
                     {
                         Answer::Always
                     }
+                    // A frontend that takes only text: a typed yes allows for the task.
+                    Some(text)
+                        if text.eq_ignore_ascii_case("yes") || text.eq_ignore_ascii_case("y") =>
+                    {
+                        Answer::ThisTask(BY_THE_USER)
+                    }
                     _ => Answer::Refused(BY_THE_USER.into()),
                 },
             },

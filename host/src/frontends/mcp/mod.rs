@@ -34,6 +34,7 @@ mod http_conns;
 mod http_sessions;
 pub mod log;
 mod peer_origin;
+mod questions;
 mod result;
 mod roots;
 mod server;

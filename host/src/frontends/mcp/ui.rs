@@ -2,10 +2,9 @@
 //!
 //! - Errors and notifications go to the client as `notifications/message` (logging), at the
 //!   level the client chose with `logging/setLevel` (by default every one).
-//! - Questions become `elicitation/create` when the client declared elicitation: an approval
-//!   is a form with an `approve` switch and an optional `feedback` (a denial's feedback reaches
-//!   the model as Cline's denial-with-feedback text); ask_followup_question's question has its
-//!   options as the choices of `answer`; any other question is a free-text `response`. A
+//! - Questions become `elicitation/create` when the client declared elicitation, as the forms
+//!   of [`super::questions`] (an approval's denial feedback reaches the model as Cline's
+//!   denial-with-feedback text). A
 //!   declined or cancelled form answers "no" to an approval and nothing to a question (the
 //!   tool then behaves as with nobody to answer). Without elicitation nobody can be asked.
 //!   A question is withdrawn (`notifications/cancelled` for it) once its call is cancelled or
@@ -29,9 +28,10 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::RoleServer;
-use serde_json::{json, Value};
-use tool_api::model::{AskReply, AskResponse};
+use serde_json::Value;
+use tool_api::model::AskReply;
 
+use super::questions;
 use crate::plugins::handler::Cancellation;
 use crate::ui::{Ui, ERROR_EVENT, NOTIFICATION_EVENT};
 
@@ -356,130 +356,16 @@ impl Ui for CallUi {
     }
 }
 
-/// A question (Cline's `ask`) as an elicitation form, and the form's answer as Cline's reply.
+/// A question (Cline's `ask`) as an elicitation form of [`questions`], asked of `link`.
 fn ask(
     link: &ClientLink,
     kind: &str,
     text: &str,
     cancellation: Option<&Arc<Cancellation>>,
 ) -> Option<AskReply> {
-    match kind {
-        "followup" => followup(link, text, cancellation),
-        "tool" | "hook" | "command" => approval(link, text, cancellation),
-        _ => free_text(link, kind, text, cancellation),
-    }
-}
-
-/// An approval: approve, or deny with optional feedback.
-fn approval(
-    link: &ClientLink,
-    text: &str,
-    cancellation: Option<&Arc<Cancellation>>,
-) -> Option<AskReply> {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "approve": {"type": "boolean", "title": "Approve", "description": "Let the tool go ahead.", "default": false},
-            "feedback": {"type": "string", "title": "Feedback", "description": "Optional: tell the model why, or what to do instead."},
-        },
-        "required": ["approve"],
-    });
-    let (action, content) = link.elicit(text, schema, cancellation)?;
-    let feedback = content["feedback"]
-        .as_str()
-        .map(str::trim)
-        .filter(|f| !f.is_empty())
-        .map(str::to_string);
-    let approved = action == ElicitationAction::Accept && content["approve"] == true;
-    Some(AskReply {
-        response: if approved {
-            AskResponse::Yes
-        } else if feedback.is_some() {
-            AskResponse::Message
-        } else {
-            AskResponse::No
-        },
-        text: if approved { None } else { feedback },
-    })
-}
-
-/// ask_followup_question's `{"question", "options"}`: the options are the choices of
-/// `answer`; a typed answer wins over a choice.
-fn followup(
-    link: &ClientLink,
-    text: &str,
-    cancellation: Option<&Arc<Cancellation>>,
-) -> Option<AskReply> {
-    let asked: Value = serde_json::from_str(text).unwrap_or_else(|_| json!({"question": text}));
-    let question = asked["question"].as_str().unwrap_or(text);
-    let options: Vec<&str> = asked["options"]
-        .as_array()
-        .map(|o| o.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut properties = serde_json::Map::new();
-    if options.is_empty() {
-        properties.insert(
-            "answer".into(),
-            json!({"type": "string", "title": "Answer"}),
-        );
-    } else {
-        properties.insert(
-            "answer".into(),
-            json!({"type": "string", "title": "Answer", "enum": options}),
-        );
-        properties.insert(
-            "other".into(),
-            json!({"type": "string", "title": "Other answer", "description": "Optional: an answer of your own instead of a choice."}),
-        );
-    }
-    let schema = json!({"type": "object", "properties": properties});
-    let (action, content) = link.elicit(question, schema, cancellation)?;
-    if action != ElicitationAction::Accept {
-        return None;
-    }
-    let typed = content["other"].as_str().map(str::trim).unwrap_or_default();
-    let answer = if typed.is_empty() {
-        content["answer"].as_str().unwrap_or_default()
-    } else {
-        typed
-    };
-    Some(AskReply {
-        response: AskResponse::Message,
-        text: Some(answer.to_string()),
-    })
-}
-
-/// Any other question (plan_mode_respond, attempt_completion's feedback): a free-text reply;
-/// an empty one is a plain "yes".
-fn free_text(
-    link: &ClientLink,
-    kind: &str,
-    text: &str,
-    cancellation: Option<&Arc<Cancellation>>,
-) -> Option<AskReply> {
-    let message = if text.is_empty() {
-        format!("{kind}: any reply?")
-    } else {
-        text.to_string()
-    };
-    let schema = json!({
-        "type": "object",
-        "properties": {"response": {"type": "string", "title": "Reply"}},
-    });
-    let (action, content) = link.elicit(&message, schema, cancellation)?;
-    if action != ElicitationAction::Accept {
-        return None;
-    }
-    let reply = content["response"].as_str().map(str::trim).unwrap_or("");
-    Some(if reply.is_empty() {
-        AskReply {
-            response: AskResponse::Yes,
-            text: None,
-        }
-    } else {
-        AskReply {
-            response: AskResponse::Message,
-            text: Some(reply.to_string()),
-        }
-    })
+    questions::ask(
+        &|message: &str, schema: Value| link.elicit(message, schema, cancellation),
+        kind,
+        text,
+    )
 }
