@@ -2,7 +2,8 @@
 //! ([`crate::policy::EgressLink`]).
 //!
 //! The outer supervisor connects to the proxy's Unix socket before it enters any namespace
-//! and presents the link's token; the host answers `ok` once it knows whose command this is.
+//! and presents the link's token; the host answers `ok` once it knows whose command this is
+//! (read by the forwarder, so that the supervisor does not wait for it).
 //! In the command's network namespace, which has only a loopback, the supervisor brings the
 //! loopback up and listens on a port of it; the command finds that port in `HTTP_PROXY` and
 //! its kin. Every connection accepted there is handed to the host over the Unix socket
@@ -54,15 +55,8 @@ pub fn connect(link: &EgressLink) -> Result<Connected, SandboxError> {
     };
     let mut control = UnixStream::connect(&link.socket).map_err(failed)?;
     writeln!(control, "{}", link.token).map_err(failed)?;
-    let mut reader = BufReader::new(control.try_clone().map_err(failed)?);
-    let mut answer = String::new();
-    reader.read_line(&mut answer).map_err(failed)?;
-    if answer.trim_end() != EgressLink::ACCEPTED {
-        return Err(SandboxError::Refused(format!(
-            "the egress proxy did not accept this command: {}",
-            answer.trim_end()
-        )));
-    }
+    // The answer is read by the forwarder: the host decides while the supervisor goes on.
+    let reader = BufReader::new(control.try_clone().map_err(failed)?);
     Ok(Connected { control, reader })
 }
 
@@ -119,9 +113,20 @@ impl Listening {
         let Listening {
             control,
             listener,
-            reader,
+            mut reader,
             ..
         } = self;
+        let mut answer = String::new();
+        let _ = reader.read_line(&mut answer);
+        if answer.trim_end() != EgressLink::ACCEPTED {
+            // The listener closes with this process: the command's connections are refused.
+            eprintln!(
+                "{}the egress proxy did not accept this command ({}), so it has no network",
+                crate::MESSAGE_PREFIX,
+                answer.trim_end()
+            );
+            return;
+        }
         std::thread::spawn(move || {
             for line in reader.lines() {
                 let Ok(line) = line else { break };
