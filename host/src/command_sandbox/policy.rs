@@ -84,11 +84,7 @@ pub fn default_cache_roots() -> Vec<PathBuf> {
 }
 
 fn cache_dir() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_default()
+    crate::settings::xdg_base("XDG_CACHE_HOME", ".cache").unwrap_or_default()
 }
 
 fn cargo_home() -> PathBuf {

@@ -33,13 +33,11 @@ pub struct Entry {
 /// The default directory: `$XDG_STATE_HOME/toolhost/egress`, else
 /// `~/.local/state/toolhost/egress`.
 pub fn default_dir() -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state"))
-        })?;
-    Some(state.join("toolhost").join("egress"))
+    Some(
+        crate::settings::xdg_base("XDG_STATE_HOME", ".local/state")?
+            .join("toolhost")
+            .join("egress"),
+    )
 }
 
 /// A task's file name: its id with anything but letters, digits, `-` and `_` replaced.

@@ -205,9 +205,6 @@ fn index_file() -> Option<PathBuf> {
         Some(value) if !value.is_empty() => return Some(PathBuf::from(value)),
         _ => {}
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|dir| dir.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    let cache = crate::settings::xdg_base("XDG_CACHE_HOME", ".cache")?;
     Some(cache.join("toolhost").join("plugin-index.json"))
 }

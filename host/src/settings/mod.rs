@@ -43,14 +43,19 @@ pub struct Settings {
     pub source: Option<PathBuf>,
 }
 
+/// An XDG base directory: `$variable` when it is an absolute path, else `~/in_home`
+/// (`XDG_CONFIG_HOME` and `.config`, say); `None` without either.
+pub fn xdg_base(variable: &str, in_home: &str) -> Option<PathBuf> {
+    std::env::var_os(variable)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(in_home)))
+}
+
 /// toolhost's configuration directory: `$XDG_CONFIG_HOME/toolhost`, else
 /// `~/.config/toolhost` (settings, trusted hooks, tokens the user keeps there).
 pub fn config_dir() -> Option<PathBuf> {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(config.join("toolhost"))
+    Some(xdg_base("XDG_CONFIG_HOME", ".config")?.join("toolhost"))
 }
 
 /// The variable that names the trust file of workspace hook scripts when the settings do not.
