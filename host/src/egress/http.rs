@@ -4,13 +4,11 @@
 
 use std::convert::Infallible;
 use std::io::Write;
-
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use tokio::io::AsyncWriteExt;
 
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, Uri};
@@ -19,6 +17,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
@@ -107,14 +106,16 @@ pub async fn serve(stream: TcpStream, session: Arc<Session>) {
     }
 }
 
-fn text(status: StatusCode, message: String) -> Response<Body> {
-    let mut response = Response::new(
-        Full::new(Bytes::from(message + "\n"))
-            .map_err(|never| match never {})
-            .boxed(),
-    );
+/// A response of `status` whose body is `body`.
+fn respond(status: StatusCode, body: Bytes) -> Response<Body> {
+    let mut response = Response::new(Full::new(body).map_err(|never| match never {}).boxed());
     *response.status_mut() = status;
     response
+}
+
+/// A response of `status` whose body is the line `message`.
+fn text(status: StatusCode, message: String) -> Response<Body> {
+    respond(status, Bytes::from(message + "\n"))
 }
 
 /// Where a request goes: CONNECT's authority, or a plain request's absolute URL.
@@ -197,11 +198,7 @@ async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<B
     entry.address = Some(opened.address.to_string());
     if request.method() == Method::CONNECT {
         tokio::spawn(tunnel(request, opened.stream, session, grant, entry));
-        Response::new(
-            Full::new(Bytes::new())
-                .map_err(|never| match never {})
-                .boxed(),
-        )
+        respond(StatusCode::OK, Bytes::new())
     } else {
         forward(request, opened.stream, session, grant, entry).await
     }

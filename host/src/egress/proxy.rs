@@ -55,26 +55,7 @@ fn start(private_dir: &Path) -> Result<Proxy, String> {
             }
         })
         .map_err(|e| format!("cannot start its thread: {e}"))?;
-    let clients = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
-        .map_err(|e| format!("cannot listen on the loopback: {e}"))?;
-    let port = clients
-        .local_addr()
-        .map_err(|e| format!("cannot read its port: {e}"))?
-        .port();
-    runtime.spawn(async move {
-        let Ok(clients) = tokio::net::TcpListener::from_std(clients) else {
-            return;
-        };
-        let session = Arc::new(Session {
-            link: None,
-            dedicated: None,
-            closed: CancellationToken::new(),
-        });
-        while let Ok((stream, _)) = clients.accept().await {
-            tokio::spawn(serve(stream, session.clone()));
-        }
-    });
+    let port = serve_on_loopback(&runtime, None, None)?;
     Ok(Proxy {
         socket,
         port,
@@ -228,27 +209,45 @@ pub fn refusals(authorization: &str) -> Vec<String> {
 /// after [`DEDICATED_IDLE`] without a connection. Returns the proxy's URL.
 pub fn dedicated_route(grant: Grant, private_dir: &Path) -> Result<String, EgressError> {
     let proxy = proxy(private_dir)?;
+    let port = serve_on_loopback(&proxy.runtime, Some(Arc::new(grant)), Some(DEDICATED_IDLE))
+        .map_err(EgressError::Proxy)?;
+    Ok(format!("http://127.0.0.1:{port}"))
+}
+
+/// Serves the proxy on a new port of the host's loopback: every connection under `dedicated`
+/// (else each request names its grant by token), until `idle` passes without a connection
+/// (`None`: for the life of the process). Returns the port.
+fn serve_on_loopback(
+    runtime: &tokio::runtime::Runtime,
+    dedicated: Option<Arc<Grant>>,
+    idle: Option<Duration>,
+) -> Result<u16, String> {
     let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
         .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
-        .map_err(|e| EgressError::Proxy(format!("cannot listen on the loopback: {e}")))?;
+        .map_err(|e| format!("cannot listen on the loopback: {e}"))?;
     let port = listener
         .local_addr()
-        .map_err(|e| EgressError::Proxy(format!("cannot read its port: {e}")))?
+        .map_err(|e| format!("cannot read its port: {e}"))?
         .port();
     let session = Arc::new(Session {
         link: None,
-        dedicated: Some(Arc::new(grant)),
+        dedicated,
         closed: CancellationToken::new(),
     });
-    proxy.runtime.spawn(async move {
+    runtime.spawn(async move {
         let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
             return;
         };
-        while let Ok(Ok((stream, _))) =
-            tokio::time::timeout(DEDICATED_IDLE, listener.accept()).await
-        {
+        loop {
+            let accepted = match idle {
+                Some(idle) => tokio::time::timeout(idle, listener.accept()).await.ok(),
+                None => Some(listener.accept().await),
+            };
+            let Some(Ok((stream, _))) = accepted else {
+                return;
+            };
             tokio::spawn(serve(stream, session.clone()));
         }
     });
-    Ok(format!("http://127.0.0.1:{port}"))
+    Ok(port)
 }

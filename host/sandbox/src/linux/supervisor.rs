@@ -81,7 +81,7 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
         _ => None,
     };
     let mut entered = namespaces::enter(policy)?;
-    let egress = match connected {
+    let proxy_port = match connected {
         Some(connected) if entered.net => Some(connected.listen()?.start_forwarder()?),
         Some(_) => {
             eprintln!(
@@ -104,7 +104,6 @@ fn outer(policy: &SandboxPolicy, argv: &[OsString]) -> Result<i32, SandboxError>
         ForkResult::Child => {
             drop(alive_writer);
             drop(status_reader);
-            let proxy_port = egress;
             let code = match inner(
                 policy,
                 &argv,
