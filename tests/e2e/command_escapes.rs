@@ -11,45 +11,27 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use toolhost_tests::session::{Frontend, Session};
-use toolhost_tests::{in_home, run, toolhost, toolhost_as_installed, PluginDir, Run};
+use toolhost_tests::{in_home, run, toolhost_as_installed, Home, Run};
 
 const SETTINGS: &str = "[auto_approve]\nexecute_safe_commands = true\nread_files = true\n";
 
-struct Scene {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    ws: PathBuf,
-    home: PathBuf,
-    tmp: PathBuf,
-    settings: PathBuf,
-    plugins: PluginDir,
+/// The test's user, with a git repository as its workspace.
+struct Scene(Home);
+
+impl std::ops::Deref for Scene {
+    type Target = Home;
+
+    fn deref(&self) -> &Home {
+        &self.0
+    }
 }
 
 impl Scene {
     fn new() -> Self {
-        let dir = toolhost_tests::workdir();
-        let base = dir.path().canonicalize().unwrap();
-        let [ws, home, tmp] = ["ws", "home", "tmp"].map(|name| base.join(name));
-        for d in [&ws, &home, &tmp] {
-            std::fs::create_dir(d).unwrap();
-        }
-        std::fs::write(ws.join(".env"), "API_TOKEN=hunter2-secret\n").unwrap();
-        std::fs::write(ws.join("notes.md"), "public notes\n").unwrap();
-        let settings = base.join("settings.toml");
-        std::fs::write(&settings, SETTINGS).unwrap();
-        let plugins = PluginDir::empty();
-        for library in ["execute_command", "write_to_file", "read_file"] {
-            plugins.add_library(library);
-        }
-        let scene = Scene {
-            _dir: dir,
-            base,
-            ws,
-            home,
-            tmp,
-            settings,
-            plugins,
-        };
+        let libraries = ["execute_command", "write_to_file", "read_file"];
+        let scene = Scene(Home::new(SETTINGS, &libraries));
+        std::fs::write(scene.ws.join(".env"), "API_TOKEN=hunter2-secret\n").unwrap();
+        std::fs::write(scene.ws.join("notes.md"), "public notes\n").unwrap();
         scene.git(&["init", "-q", "."]);
         scene.git(&["add", "notes.md"]);
         scene.git(&["commit", "-qm", "first"]);
@@ -67,10 +49,6 @@ impl Scene {
             .env("GIT_AUTHOR_EMAIL", "t@example.com")
             .env("GIT_COMMITTER_NAME", "t")
             .env("GIT_COMMITTER_EMAIL", "t@example.com"))
-    }
-
-    fn toolhost(&self) -> Command {
-        self.host(toolhost(), &self.settings)
     }
 
     fn host(&self, command: Command, settings: &Path) -> Command {

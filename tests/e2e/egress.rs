@@ -14,7 +14,6 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
@@ -22,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use toolhost_tests::{in_home, run, toolhost, PluginDir, Run};
+use toolhost_tests::{run, Home, Run};
 
 /// An HTTP server on 127.0.0.1 that answers every request with `hello-egress` and counts
 /// the connections it accepted.
@@ -90,53 +89,33 @@ except Exception as e:
     print("CLIENT: ERR %s" % e)
 "#;
 
-struct Scene {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    ws: PathBuf,
-    home: PathBuf,
-    tmp: PathBuf,
-    plugins: PluginDir,
+/// The test's user, whose egress log stays in its home.
+struct Scene(Home);
+
+impl std::ops::Deref for Scene {
+    type Target = Home;
+
+    fn deref(&self) -> &Home {
+        &self.0
+    }
 }
 
 impl Scene {
     fn new(settings: &str) -> Self {
-        let dir = toolhost_tests::workdir();
-        let base = dir.path().canonicalize().unwrap();
-        let [ws, home, tmp] = ["ws", "home", "tmp"].map(|name| base.join(name));
-        for d in [&ws, &home, &tmp] {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        std::fs::write(ws.join("client.py"), CLIENT).unwrap();
         let settings = format!("[auto_approve]\nexecute_safe_commands = true\n{settings}");
-        std::fs::write(base.join("settings.toml"), settings).unwrap();
-        let plugins = PluginDir::empty();
-        for library in [
+        let libraries = [
             "execute_command",
             "web_fetch",
             "http_tools",
             "browser_action",
-        ] {
-            plugins.add_library(library);
-        }
-        Scene {
-            _dir: dir,
-            base,
-            ws,
-            home,
-            tmp,
-            plugins,
-        }
+        ];
+        let home = Home::new(&settings, &libraries);
+        std::fs::write(home.ws.join("client.py"), CLIENT).unwrap();
+        Scene(home)
     }
 
     fn toolhost(&self) -> Command {
-        let mut command = in_home(
-            toolhost(),
-            self.plugins.path(),
-            &self.base.join("settings.toml"),
-            &self.home,
-            &self.tmp,
-        );
+        let mut command = self.0.toolhost();
         command.env("XDG_STATE_HOME", self.home.join(".local/state"));
         command
     }
@@ -282,9 +261,9 @@ impl Drop for Asking {
 fn a_host_no_rule_names_is_asked_about_no_forgets_and_always_is_written_down() {
     let scene = Scene::new("[egress]\nallowed_file = \"ALLOWED\"\n");
     let allowed = scene.base.join("allowed.txt");
-    let settings = std::fs::read_to_string(scene.base.join("settings.toml")).unwrap();
+    let settings = std::fs::read_to_string(&scene.settings).unwrap();
     let settings = settings.replace("ALLOWED", allowed.to_str().unwrap());
-    std::fs::write(scene.base.join("settings.toml"), settings).unwrap();
+    std::fs::write(&scene.settings, settings).unwrap();
     let mut serve = scene.serve();
     let no = json!({"response": "no"});
     let (questions, text) = serve.client(1, "get http://asked.invalid/", &[no]);

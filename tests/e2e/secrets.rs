@@ -8,11 +8,8 @@
 //! `HOME`, `XDG_CONFIG_HOME` and `TMPDIR` point inside the test's directory: nothing outside
 //! it is read.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::{json, Value};
-use toolhost_tests::{in_home, run, toolhost, PluginDir, Run};
+use toolhost_tests::{run, Home, Run};
 
 /// A fake secret at each place of the deny-read list (relative to the home directory).
 const PLANTED: [&str; 27] = [
@@ -50,13 +47,15 @@ fn secret(index: usize) -> String {
     format!("hunter2-{index}-leaked")
 }
 
-struct Scene {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    ws: PathBuf,
-    home: PathBuf,
-    tmp: PathBuf,
-    plugins: PluginDir,
+/// The test's user, with the secrets planted in its home.
+struct Scene(Home);
+
+impl std::ops::Deref for Scene {
+    type Target = Home;
+
+    fn deref(&self) -> &Home {
+        &self.0
+    }
 }
 
 impl Scene {
@@ -67,12 +66,8 @@ impl Scene {
     /// A scene whose workspace is `ws` in the test's directory (`home/project`: inside the
     /// home, on the same mount as the secrets).
     fn with_workspace(settings: &str, ws: &str) -> Self {
-        let dir = toolhost_tests::workdir();
-        let base = dir.path().canonicalize().unwrap();
-        let [ws, home, tmp] = [ws, "home", "tmp"].map(|name| base.join(name));
-        for d in [&ws, &home, &tmp] {
-            std::fs::create_dir_all(d).unwrap();
-        }
+        let scene = Home::with_workspace(settings, &["execute_command"], ws);
+        let home = &scene.home;
         for (index, path) in PLANTED.iter().enumerate() {
             let path = home.join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -81,28 +76,8 @@ impl Scene {
         std::fs::write(home.join("notes.txt"), "home notes are readable\n").unwrap();
         std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
         std::fs::write(home.join(".cargo/bin/tool.txt"), "toolchain file\n").unwrap();
-        std::fs::write(ws.join("main.rs"), "fn main() {}\n").unwrap();
-        std::fs::write(base.join("settings.toml"), settings).unwrap();
-        let plugins = PluginDir::empty();
-        plugins.add_library("execute_command");
-        Scene {
-            _dir: dir,
-            base,
-            ws,
-            home,
-            tmp,
-            plugins,
-        }
-    }
-
-    fn toolhost(&self) -> Command {
-        in_home(
-            toolhost(),
-            self.plugins.path(),
-            &self.base.join("settings.toml"),
-            &self.home,
-            &self.tmp,
-        )
+        std::fs::write(scene.ws.join("main.rs"), "fn main() {}\n").unwrap();
+        Scene(scene)
     }
 
     /// Runs a command the model marks as safe, with `env` added to the host's environment.

@@ -203,6 +203,69 @@ pub fn in_home(
     command
 }
 
+/// A user of a test's own, in one temporary directory (`base`): a workspace (`ws`), a home
+/// (`home`), a temporary directory (`tmp`), a settings file (`settings`) and a plugin
+/// directory of some of the real libraries; [`Home::toolhost`] runs as that user
+/// ([`in_home`]).
+pub struct Home {
+    _dir: tempfile::TempDir,
+    /// The directory that holds the others.
+    pub base: PathBuf,
+    /// The workspace.
+    pub ws: PathBuf,
+    /// The home directory.
+    pub home: PathBuf,
+    /// The temporary directory (`TMPDIR`).
+    pub tmp: PathBuf,
+    /// The settings file.
+    pub settings: PathBuf,
+    /// The plugin directory.
+    pub plugins: PluginDir,
+}
+
+impl Home {
+    /// A user whose workspace is `base/ws`, with `settings` and the plugin `libraries`.
+    pub fn new(settings: &str, libraries: &[&str]) -> Self {
+        Self::with_workspace(settings, libraries, "ws")
+    }
+
+    /// [`Home::new`] with the workspace at `base/ws` (`home/project`: inside the home).
+    pub fn with_workspace(settings: &str, libraries: &[&str], ws: &str) -> Self {
+        let dir = workdir();
+        let base = dir.path().canonicalize().expect("the test's directory");
+        let [ws, home, tmp] = [ws, "home", "tmp"].map(|name| base.join(name));
+        for d in [&ws, &home, &tmp] {
+            std::fs::create_dir_all(d).expect("the user's directories");
+        }
+        let settings_file = base.join("settings.toml");
+        std::fs::write(&settings_file, settings).expect("the settings file");
+        let plugins = PluginDir::empty();
+        for library in libraries {
+            plugins.add_library(library);
+        }
+        Home {
+            _dir: dir,
+            base,
+            ws,
+            home,
+            tmp,
+            settings: settings_file,
+            plugins,
+        }
+    }
+
+    /// A `toolhost` (plugins in process) run as this user, with its settings.
+    pub fn toolhost(&self) -> Command {
+        in_home(
+            toolhost(),
+            self.plugins.path(),
+            &self.settings,
+            &self.home,
+            &self.tmp,
+        )
+    }
+}
+
 /// [`toolhost`] without choosing where plugins run: the default rules apply.
 pub fn toolhost_as_installed() -> Command {
     static CONFIG_HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
