@@ -14,13 +14,12 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{json, Value};
+use toolhost_tests::session::{Frontend, Session};
 use toolhost_tests::{run, Home, Run};
 
 /// An HTTP server on 127.0.0.1 that answers every request with `hello-egress` and counts
@@ -160,34 +159,9 @@ impl Scene {
     }
 
     /// `toolhost serve --ask`: the test is the client that answers.
-    fn serve(&self) -> Asking {
-        let mut child = self
-            .toolhost()
-            .args(["serve", "--ask", "--cwd"])
-            .arg(&self.ws)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                    break;
-                };
-                if sender.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        Asking {
-            child,
-            stdin,
-            lines,
-        }
+    fn serve(&self) -> Session {
+        let ws = self.ws.to_str().unwrap();
+        Session::start(self.toolhost(), Frontend::Serve, &["--ask", "--cwd", ws])
     }
 
     fn log(&self) -> Vec<Value> {
@@ -203,57 +177,35 @@ impl Scene {
     }
 }
 
-/// A `serve --ask` session.
-struct Asking {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-}
-
-impl Asking {
-    fn send(&mut self, line: Value) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn line(&self) -> Value {
-        self.lines
-            .recv_timeout(Duration::from_secs(60))
-            .expect("a line from toolhost serve")
-    }
-
-    /// Runs the client with `args` and answers each question with `answers` in turn; returns
-    /// the questions' texts and the result's text.
-    fn client(&mut self, id: u64, args: &str, answers: &[Value]) -> (Vec<String>, String) {
-        let params =
-            json!({"command": format!("python3 client.py {args}"), "requires_approval": "false"});
-        self.send(json!({"id": id, "tool": "execute_command", "params": params}));
-        let mut questions = Vec::new();
-        let mut answers = answers.iter();
-        loop {
-            let line = self.line();
-            if let Some(ask) = line.get("ask") {
-                questions.push(ask["text"].as_str().unwrap_or_default().to_string());
-                let mut answer = answers
-                    .next()
-                    .expect("an answer for every question")
-                    .clone();
-                answer["answer"] = ask["id"].clone();
-                self.send(answer);
-            } else if line["id"] == id {
-                return (
-                    questions,
-                    line["text"].as_str().unwrap_or_default().to_string(),
-                );
-            }
+/// Runs the client with `args` through `serve`, answering each question with `answers` in
+/// turn; returns the questions' texts and the result's text.
+fn client_asked(
+    serve: &mut Session,
+    id: u64,
+    args: &str,
+    answers: &[Value],
+) -> (Vec<String>, String) {
+    let params =
+        json!({"command": format!("python3 client.py {args}"), "requires_approval": "false"});
+    serve.send(&json!({"id": id, "tool": "execute_command", "params": params}));
+    let mut questions = Vec::new();
+    let mut answers = answers.iter();
+    loop {
+        let line = serve.read_answer();
+        if let Some(ask) = line.get("ask") {
+            questions.push(ask["text"].as_str().unwrap_or_default().to_string());
+            let mut answer = answers
+                .next()
+                .expect("an answer for every question")
+                .clone();
+            answer["answer"] = ask["id"].clone();
+            serve.send(&answer);
+        } else if line["id"] == id {
+            return (
+                questions,
+                line["text"].as_str().unwrap_or_default().to_string(),
+            );
         }
-    }
-}
-
-impl Drop for Asking {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -266,7 +218,7 @@ fn a_host_no_rule_names_is_asked_about_no_forgets_and_always_is_written_down() {
     std::fs::write(&scene.settings, settings).unwrap();
     let mut serve = scene.serve();
     let no = json!({"response": "no"});
-    let (questions, text) = serve.client(1, "get http://asked.invalid/", &[no]);
+    let (questions, text) = client_asked(&mut serve, 1, "get http://asked.invalid/", &[no]);
     assert_eq!(questions.len(), 1, "{questions:?}");
     assert!(
         questions[0].contains("execute_command wants to connect to asked.invalid:80"),
@@ -277,7 +229,7 @@ fn a_host_no_rule_names_is_asked_about_no_forgets_and_always_is_written_down() {
     assert!(!allowed.exists());
     // Asked again (a refusal is not remembered); "always" is written down.
     let always = json!({"response": "message", "text": "always"});
-    let (questions, text) = serve.client(2, "get http://asked.invalid/", &[always]);
+    let (questions, text) = client_asked(&mut serve, 2, "get http://asked.invalid/", &[always]);
     assert_eq!(questions.len(), 1, "{questions:?}");
     assert!(
         text.contains("asked.invalid:80 cannot be resolved"),
@@ -288,16 +240,16 @@ fn a_host_no_rule_names_is_asked_about_no_forgets_and_always_is_written_down() {
         "asked.invalid:80\n"
     );
     // Not asked again, in this host or the next.
-    let (questions, _) = serve.client(3, "get http://asked.invalid/", &[]);
+    let (questions, _) = client_asked(&mut serve, 3, "get http://asked.invalid/", &[]);
     assert!(questions.is_empty(), "{questions:?}");
     drop(serve);
     let mut next = scene.serve();
-    let (questions, text) = next.client(1, "get http://asked.invalid/", &[]);
+    let (questions, text) = client_asked(&mut next, 1, "get http://asked.invalid/", &[]);
     assert!(questions.is_empty(), "{questions:?}");
     assert!(text.contains("cannot be resolved"), "{text}");
     // A yes holds for the task, and opens no internal address.
     let yes = json!({"response": "yes"});
-    let (questions, text) = next.client(2, "get http://127.0.0.1:9/", &[yes]);
+    let (questions, text) = client_asked(&mut next, 2, "get http://127.0.0.1:9/", &[yes]);
     assert_eq!(questions.len(), 1, "{questions:?}");
     assert!(text.contains("a loopback address"), "{text}");
     let verdicts: Vec<String> = scene
