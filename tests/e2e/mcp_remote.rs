@@ -12,7 +12,7 @@ use crate::mcp_client::{call, failed, setup, use_tool, Setup};
 
 /// The two HTTP transports, as the fixture server and the settings file name them.
 #[derive(Clone, Copy)]
-enum Kind {
+pub(crate) enum Kind {
     StreamableHttp,
     Sse,
 }
@@ -34,14 +34,14 @@ impl Kind {
 }
 
 /// A running fixture server, killed when dropped.
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl HttpServer {
     /// Starts the fixture and waits until it prints its URL (it does once it accepts connections).
-    fn start(kind: Kind, options: &[&str]) -> HttpServer {
+    pub(crate) fn start(kind: Kind, options: &[&str]) -> HttpServer {
         let mut child = Command::new("python3")
             .arg(workspace_root().join("tests/fixtures/mcp_http_server.py"))
             .arg(kind.server_arg())
@@ -65,7 +65,7 @@ impl HttpServer {
     }
 
     /// `host:port` of its URL, to start a successor at the same address.
-    fn port(&self) -> String {
+    pub(crate) fn port(&self) -> String {
         let rest = self.url.trim_start_matches("http://127.0.0.1:");
         rest[..rest.find('/').unwrap()].to_string()
     }
@@ -84,7 +84,7 @@ impl Drop for HttpServer {
 }
 
 /// An entry of `kind` for `url`, with extra fields.
-fn entry(kind: Kind, url: &str, extra: Value) -> Value {
+pub(crate) fn entry(kind: Kind, url: &str, extra: Value) -> Value {
     let mut entry = json!({"type": kind.settings_type(), "url": url});
     if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
         entry.extend(extra.clone());
@@ -257,27 +257,24 @@ fn legacy_http_is_streamable_http_and_a_get_404_is_no_stream() {
 
 #[test]
 fn an_unreachable_url_cannot_be_started() {
-    // Port 1 on the loopback: nothing listens there, the connection is refused.
+    // Port 1 on the loopback: nothing listens there, the connection is refused. The server's
+    // connections go through the host's egress proxy, which says why it answered 502.
     let setup = settings_with(json!({
         "gone-http": entry(Kind::StreamableHttp, "http://127.0.0.1:1/mcp", json!({})),
         "gone-sse": entry(Kind::Sse, "http://127.0.0.1:1/sse", json!({})),
     }));
     let (host, _) = setup.host(true);
-    let refused = |url: &str| {
-        format!("error sending request for url ({url}): client error (Connect): tcp connect error: Connection refused (os error 111)")
-    };
+    let refused = "egress: 127.0.0.1:1 cannot be reached: Connection refused (os error 111)";
     assert_eq!(
         use_tool(&host, "gone-http", "echo", None).model_text(),
         failed(&format!(
-            "MCP server \"gone-http\" could not be started: {}",
-            refused("http://127.0.0.1:1/mcp")
+            "MCP server \"gone-http\" could not be started: HTTP 502\n{refused}"
         ))
     );
     assert_eq!(
         use_tool(&host, "gone-sse", "echo", None).model_text(),
         failed(&format!(
-            "MCP server \"gone-sse\" could not be started: {}",
-            refused("http://127.0.0.1:1/sse")
+            "MCP server \"gone-sse\" could not be started: HTTP 502 Bad Gateway: {refused}"
         ))
     );
 }

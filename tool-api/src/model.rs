@@ -370,7 +370,7 @@ pub const DYNAMIC_TOOLS_CAPABILITY: &str = "dynamic_tools";
 
 /// The plugin capability saying that the plugin owns the MCP client of the settings' MCP
 /// servers: `toolhost mcp-servers` asks its first handler with the handler extension
-/// [`MCP_SERVERS_METHOD`] (payload `{"settings"}`).
+/// [`MCP_SERVERS_METHOD`] (payload: a [`DynamicToolsQuery`] without a name).
 pub const MCP_SERVERS_CAPABILITY: &str = "mcp_servers";
 
 /// The handler extension answering with the MCP servers, their status and their tools.
@@ -403,6 +403,32 @@ pub struct DynamicToolsQuery {
     /// The host's settings, as a JSON document (the TOML file's tables as objects).
     #[serde(default)]
     pub settings: Value,
+    /// Where the handler's own connections made to answer (an MCP server it starts to list
+    /// its tools) go, so that the host's egress policy decides and logs them; `None` from a
+    /// host without an egress proxy. Its questions are asked of nobody.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress: Option<EgressRoute>,
+}
+
+/// Where a plugin's HTTP client sends its requests so that the host's egress policy decides
+/// them: the host's egress proxy and the `Proxy-Authorization` value that names the grant
+/// they are decided under (the answer of the `egress.route` service, see
+/// [`crate::sdk::Ctx::egress_route`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EgressRoute {
+    /// The proxy, `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// The `Proxy-Authorization` value of every request.
+    pub authorization: String,
+}
+
+impl EgressRoute {
+    /// The `Proxy-Authorization` value of a client whose every request goes to `endpoint`,
+    /// a URL the user configured for the plugin (an MCP server's): the policy counts that
+    /// endpoint as allowed, exactly, as it does the `configured` URLs of `egress.route`.
+    pub fn authorization_for(&self, endpoint: &str) -> String {
+        format!("{} {}", self.authorization, endpoint.trim())
+    }
 }
 
 impl DynamicToolsQuery {

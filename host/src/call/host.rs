@@ -2,12 +2,13 @@
 //! ([`HostConfig`]), what it holds and how it decides an approval.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, Weak};
 
 use crate::error::CallError;
 use serde_json::{json, Value};
 use tool_api::model::{
-    ApprovalDecision, ApprovalRequest, Mode, TaskContext, ToolContent, TASK_ENDED_METHOD,
+    ApprovalDecision, ApprovalRequest, DynamicToolsQuery, EgressRoute, Mode, TaskContext,
+    ToolContent, TASK_ENDED_METHOD,
 };
 
 use super::hooks::{HookInput, Hooks};
@@ -65,6 +66,9 @@ pub struct Host {
     pub(super) contexts: Contexts,
     pub(super) workers: Workers,
     pub(super) placement: Placement,
+    /// The egress route of the listings ([`Host::listing_route`]), made on first use and
+    /// shared with the other tasks.
+    pub(super) listing_route: Arc<OnceLock<Option<EgressRoute>>>,
     pub(super) me: Weak<Host>,
 }
 
@@ -140,6 +144,7 @@ impl Host {
             contexts: Contexts::default(),
             workers: Workers::default(),
             placement: config.placement,
+            listing_route: Arc::default(),
             me: me.clone(),
         })
     }
@@ -188,7 +193,7 @@ impl Host {
         if registry.dynamic_handlers().is_empty() {
             return None;
         }
-        runtime_tools::find(&registry, self.settings.document(), Some(name))
+        runtime_tools::find(&registry, self.runtime_tools_query(Some(name)))
             .into_iter()
             .next()
             .map(Arc::new)
@@ -204,13 +209,22 @@ impl Host {
             .collect();
         if !registry.dynamic_handlers().is_empty() {
             tools.extend(
-                runtime_tools::find(&registry, self.settings.document(), None)
+                runtime_tools::find(&registry, self.runtime_tools_query(None))
                     .into_iter()
                     .map(|tool| (tool.spec.name.clone(), tool)),
             );
             tools.sort_by(|a, b| a.0.cmp(&b.0));
         }
         tools
+    }
+
+    /// What the handlers serving run-time tools are asked: `name`, or every tool.
+    fn runtime_tools_query(&self, name: Option<&str>) -> DynamicToolsQuery {
+        DynamicToolsQuery {
+            name: name.map(str::to_string),
+            settings: self.settings.document().clone(),
+            egress: self.listing_route(),
+        }
     }
 
     /// Applies the approval policy: `--yes`, subagents and auto-approved categories go ahead;

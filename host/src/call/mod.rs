@@ -19,6 +19,7 @@
 pub(crate) mod arguments;
 mod checks;
 mod clock;
+mod egress_routes;
 mod entry;
 mod flow;
 pub(crate) mod hooks;

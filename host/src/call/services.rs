@@ -238,36 +238,21 @@ impl CallServices for HostCallServices {
             }
             ("egress", "route") => {
                 let host = self.host()?;
-                let unusable = |e: crate::egress::EgressError| {
-                    CallError::new(
-                        ErrorKind::Blocked,
-                        format!("The egress proxy cannot be used: {e}."),
-                    )
-                };
                 let configured: Vec<&str> = payload["configured"]
                     .as_array()
                     .into_iter()
                     .flatten()
                     .filter_map(Value::as_str)
                     .collect();
-                let policy = crate::egress::Policy::from_settings(&host.settings().egress)
-                    .map_err(unusable)?
-                    .with_configured(configured);
-                let grant = crate::egress::Grant::new(
-                    host.task_id().to_string(),
-                    self.tool.clone(),
-                    policy,
-                    Arc::new(self.egress_questions()),
-                );
-                let private_dir = crate::plugins::private_dir::path()
-                    .map_err(|e| CallError::new(ErrorKind::Blocked, e.to_string()))?;
+                let asker = Arc::new(self.egress_questions());
+                let grant = host.egress_grant(&self.tool, &configured, asker)?;
                 if payload["dedicated"].as_bool() == Some(true) {
-                    let url =
-                        crate::egress::dedicated_route(grant, private_dir).map_err(unusable)?;
+                    let url = super::egress_routes::dedicated_route(grant)?;
                     return Ok(serde_json::json!({"url": url}));
                 }
-                let route = crate::egress::client_route(grant, private_dir).map_err(unusable)?;
-                Ok(serde_json::json!({"url": route.url, "authorization": route.authorization}))
+                let route = super::egress_routes::client_route(grant)?;
+                serde_json::to_value(route)
+                    .map_err(|e| CallError::new(ErrorKind::Internal, e.to_string()))
             }
             ("egress", "refusals") => {
                 let authorization = payload["authorization"].as_str().unwrap_or_default();

@@ -83,6 +83,7 @@ impl Host {
             contexts: Default::default(),
             workers: Workers::default(),
             placement: self.placement.clone(),
+            listing_route: self.listing_route.clone(),
             me: me.clone(),
         })
     }

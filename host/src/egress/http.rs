@@ -2,6 +2,7 @@
 //! HTTP, each decided by the grant's policy, asked about when no rule names it, resolved and
 //! checked against the internal addresses, connected and logged.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -25,7 +26,7 @@ use super::addresses;
 use super::answers::{answered, answers, remember};
 use super::grant::{Answer, Grant};
 use super::log::{self, Entry};
-use super::policy::Decision;
+use super::policy::{Decision, Policy};
 use super::rules::{Rule, Target};
 use super::{splice, tokens};
 
@@ -53,18 +54,33 @@ pub struct Session {
 /// The scheme of the `Proxy-Authorization` header a host client sends its token in.
 pub const TOKEN_SCHEME: &str = "Toolhost";
 
+/// What a host client's `Proxy-Authorization` says: `Toolhost TOKEN`, or `Toolhost TOKEN
+/// ENDPOINT` for a client whose every request goes to one endpoint the user configured for
+/// the tool (an MCP server's URL), which then counts as allowed exactly. The plugin vouches
+/// for that endpoint as it does for the `configured` URLs of its route: it read them from
+/// the user's configuration, and only the plugin holds the token.
+pub fn client_credentials(authorization: &str) -> Option<(&str, Option<&str>)> {
+    let mut words = authorization.strip_prefix(TOKEN_SCHEME)?.split_whitespace();
+    let token = words.next()?;
+    let endpoint = words.next();
+    match words.next() {
+        None => Some((token, endpoint)),
+        Some(_) => None,
+    }
+}
+
 impl Session {
-    /// The grant `request` is decided under.
-    fn grant(&self, request: &Request<Incoming>) -> Option<Arc<Grant>> {
+    /// The grant `request` is decided under, and the configured endpoint its client named.
+    fn grant(&self, request: &Request<Incoming>) -> Option<(Arc<Grant>, Option<String>)> {
         if let Some((grant, _)) = &self.link {
-            return Some(grant.clone());
+            return Some((grant.clone(), None));
         }
         if let Some(grant) = &self.dedicated {
-            return Some(grant.clone());
+            return Some((grant.clone(), None));
         }
         let header = request.headers().get(http::header::PROXY_AUTHORIZATION)?;
-        let token = header.to_str().ok()?.strip_prefix(TOKEN_SCHEME)?.trim();
-        tokens::client(token)
+        let (token, endpoint) = client_credentials(header.to_str().ok()?)?;
+        Some((tokens::client(token)?, endpoint.map(str::to_string)))
     }
 
     /// Keeps why a connection was refused for the grant's tool, and tells a command's
@@ -152,7 +168,7 @@ struct Opened {
 }
 
 async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<Body> {
-    let Some(grant) = session.grant(&request) else {
+    let Some((grant, endpoint)) = session.grant(&request) else {
         let mut refused = text(
             StatusCode::PROXY_AUTHENTICATION_REQUIRED,
             "the egress proxy serves toolhost's own tool calls only".to_string(),
@@ -178,7 +194,11 @@ async fn handle(request: Request<Incoming>, session: Arc<Session>) -> Response<B
         sent: 0,
         received: 0,
     };
-    let opened = match open(&target, &grant).await {
+    let policy = match endpoint {
+        Some(endpoint) => Cow::Owned(grant.policy.clone().with_configured([endpoint.as_str()])),
+        None => Cow::Borrowed(&grant.policy),
+    };
+    let opened = match open(&target, &grant, &policy).await {
         Ok(opened) => opened,
         Err(refusal) => {
             let (verdict, message, status) = match refusal {
@@ -210,12 +230,13 @@ fn write_log(grant: &Grant, entry: &Entry) {
     }
 }
 
-/// Decides on `target`, asking when the rules say so, then resolves it and connects to the
-/// first address that may be reached.
-async fn open(target: &Target, grant: &Arc<Grant>) -> Result<Opened, Refusal> {
+/// Decides on `target` under `policy` (the grant's, with the client's configured endpoint),
+/// asking when the rules say so, then resolves it and connects to the first address that
+/// may be reached.
+async fn open(target: &Target, grant: &Arc<Grant>, policy: &Policy) -> Result<Opened, Refusal> {
     let tool = &grant.tool;
     let authority = target.authority();
-    let why = match grant.policy.decide(target, &answers(&grant.task)) {
+    let why = match policy.decide(target, &answers(&grant.task)) {
         Decision::Allowed(why) => why,
         Decision::Denied(why) => {
             return Err(Refusal::Denied(format!(
@@ -241,11 +262,7 @@ async fn open(target: &Target, grant: &Arc<Grant>) -> Result<Opened, Refusal> {
     let mut failed = None;
     for address in candidates {
         if let Some(kind) = addresses::internal(address.ip()) {
-            if grant
-                .policy
-                .address_rule(address.ip(), address.port())
-                .is_none()
-            {
+            if policy.address_rule(address.ip(), address.port()).is_none() {
                 refused.get_or_insert((address, kind));
                 continue;
             }
@@ -440,4 +457,21 @@ async fn forward(
             })
             .boxed()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_credentials;
+
+    #[test]
+    fn a_clients_authorization_is_its_token_and_perhaps_one_endpoint() {
+        assert_eq!(client_credentials("Toolhost abc"), Some(("abc", None)));
+        assert_eq!(
+            client_credentials("Toolhost abc http://127.0.0.1:8/mcp"),
+            Some(("abc", Some("http://127.0.0.1:8/mcp")))
+        );
+        assert_eq!(client_credentials("Toolhost abc one two"), None);
+        assert_eq!(client_credentials("Basic abc"), None);
+        assert_eq!(client_credentials("Toolhost"), None);
+    }
 }

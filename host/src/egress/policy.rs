@@ -153,14 +153,26 @@ impl Policy {
     }
 
     /// The policy with the endpoints the user configured for a tool allowed, each by its
-    /// exact host and port (an internal address too: configuring it names it exactly). URLs
-    /// that name no host are skipped.
+    /// exact host and port (an internal address too: configuring it names it exactly; and
+    /// `localhost`, which always means this machine's loopback, names the loopback
+    /// addresses on that port). URLs that name no host are skipped.
     pub fn with_configured<'a>(mut self, urls: impl IntoIterator<Item = &'a str>) -> Self {
         for url in urls {
-            if let Some(target) = target_of_url(url) {
-                self.allow
-                    .insert(0, (Rule::exactly(&target), Source::Configured));
+            let Some(target) = target_of_url(url) else {
+                continue;
+            };
+            if target.host == "localhost" || target.host.ends_with(".localhost") {
+                for loopback in [
+                    IpAddr::from([127, 0, 0, 1]),
+                    IpAddr::from([0u16, 0, 0, 0, 0, 0, 0, 1]),
+                ] {
+                    let address = Target::new(&loopback.to_string(), target.port);
+                    self.allow
+                        .insert(0, (Rule::exactly(&address), Source::Configured));
+                }
             }
+            self.allow
+                .insert(0, (Rule::exactly(&target), Source::Configured));
         }
         self
     }
@@ -308,6 +320,24 @@ mod tests {
             p.decide(&Target::new("api.example.com", 80), &[]),
             Decision::Denied(_)
         ));
+        Ok(())
+    }
+
+    #[test]
+    fn a_configured_localhost_names_the_loopback_on_its_port_only() -> Outcome {
+        let p = policy(&[], &[], false)?.with_configured(["http://localhost:3000/mcp"]);
+        assert!(matches!(
+            p.decide(&Target::new("localhost", 3000), &[]),
+            Decision::Allowed(_)
+        ));
+        assert!(p.address_rule("127.0.0.1".parse()?, 3000).is_some());
+        assert!(p.address_rule("::1".parse()?, 3000).is_some());
+        assert!(p.address_rule("127.0.0.1".parse()?, 3001).is_none());
+        let elsewhere = policy(&[], &[], false)?.with_configured(["http://mcp.example.com:3000"]);
+        assert!(
+            elsewhere.address_rule("127.0.0.1".parse()?, 3000).is_none(),
+            "only localhost names the loopback"
+        );
         Ok(())
     }
 

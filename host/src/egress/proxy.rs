@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 
 use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
 use tokio_util::sync::CancellationToken;
+use tool_api::model::EgressRoute;
 use toolhost_sandbox::EgressLink;
 
 use super::error::EgressError;
 use super::grant::Grant;
-use super::http::{serve, serve_socket, Session, TOKEN_SCHEME};
+use super::http::{client_credentials, serve, serve_socket, Session, TOKEN_SCHEME};
 use super::tokens;
 
 /// How long a registered token waits for its supervisor.
@@ -174,22 +175,12 @@ fn receive(control: &UnixStream) -> Option<OwnedFd> {
     }
 }
 
-/// Where a host client sends its requests: the proxy's URL and the `Proxy-Authorization`
-/// value that names its grant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientRoute {
-    /// `http://127.0.0.1:PORT`.
-    pub url: String,
-    /// `Toolhost TOKEN`.
-    pub authorization: String,
-}
-
 /// Registers `grant` for a host client (the proxy started on first use) and returns where
 /// its requests go.
-pub fn client_route(grant: Grant, private_dir: &Path) -> Result<ClientRoute, EgressError> {
+pub fn client_route(grant: Grant, private_dir: &Path) -> Result<EgressRoute, EgressError> {
     let proxy = proxy(private_dir)?;
     let token = tokens::register_client(Arc::new(grant));
-    Ok(ClientRoute {
+    Ok(EgressRoute {
         url: format!("http://127.0.0.1:{}", proxy.port),
         authorization: format!("{TOKEN_SCHEME} {token}"),
     })
@@ -197,9 +188,8 @@ pub fn client_route(grant: Grant, private_dir: &Path) -> Result<ClientRoute, Egr
 
 /// The refusals of the grant whose route has `authorization`, since the last call.
 pub fn refusals(authorization: &str) -> Vec<String> {
-    authorization
-        .strip_prefix(TOKEN_SCHEME)
-        .and_then(|token| tokens::client(token.trim()))
+    client_credentials(authorization)
+        .and_then(|(token, _)| tokens::client(token))
         .map(|grant| grant.take_refusals())
         .unwrap_or_default()
 }

@@ -14,14 +14,10 @@ use tool_api::model::{
 
 use super::registry::{RegisteredTool, Registry};
 
-/// The run-time tools of every handler that serves them; with `name`, only that one (the
-/// handlers may then skip the work other names would cost). Names the registry already has are
-/// left out.
-pub fn find(registry: &Registry, settings: &Value, name: Option<&str>) -> Vec<RegisteredTool> {
-    let query = DynamicToolsQuery {
-        name: name.map(str::to_string),
-        settings: settings.clone(),
-    };
+/// The run-time tools of every handler that serves them, as `query` asks; with its `name`,
+/// only that one (the handlers may then skip the work other names would cost). Names the
+/// registry already has are left out.
+pub fn find(registry: &Registry, query: DynamicToolsQuery) -> Vec<RegisteredTool> {
     let payload = serde_json::to_value(&query).unwrap_or_default();
     let mut found: BTreeMap<String, RegisteredTool> = BTreeMap::new();
     for handler in registry.dynamic_handlers() {

@@ -55,6 +55,21 @@ fn approve(ctx: &Ctx<'_>, tool: &str, payload: &Value) -> Result<(), ToolError> 
     )
 }
 
+/// A call's access to the host's egress proxy: a new remote connection's route is asked for
+/// as the call's (the user asked about what no rule names, logged under the call's task), and
+/// a failure is explained with the proxy's refusals.
+struct CallEgress<'a, 'b>(&'a Ctx<'b>);
+
+impl hub::Egress for CallEgress<'_, '_> {
+    fn route(&self) -> Result<Option<EgressRoute>, String> {
+        self.0.egress_route(&[]).map_err(|e| e.message.to_string())
+    }
+
+    fn refusals(&self, route: &EgressRoute) -> Vec<String> {
+        self.0.egress_refusals(route)
+    }
+}
+
 /// Runs `future` on the plugin's runtime until it ends or the call is cancelled.
 fn run<T>(ctx: &Ctx<'_>, future: impl Future<Output = T>) -> Result<T, ToolError> {
     run_listening(ctx, future, None)
@@ -160,7 +175,8 @@ fn run_tool(
     }
     ctx.say("mcp_server_request_started", "");
     let (listener, mut notices) = notices::listen(server);
-    let call = hub::call_tool(&file, server, tool, arguments, &listener);
+    let egress = CallEgress(ctx);
+    let call = hub::call_tool(&file, server, tool, arguments, &listener, &egress);
     let outcome = run_listening(ctx, call, Some(&mut notices))?;
     let result = outcome.map_err(|message| {
         ToolError::new(ToolErrorKind::FAILED, texts::tool_call_failed(&message))
@@ -204,7 +220,9 @@ pub fn access_mcp_resource(call: &Call, ctx: &Ctx<'_>) -> ToolResult {
     let payload = json!({"type": "access_mcp_resource", "serverName": server, "uri": uri});
     approve(ctx, &call.name, &payload)?;
     ctx.say("mcp_server_request_started", "");
-    let contents = run(ctx, hub::read_resource(&file, &server, &uri))?.map_err(|message| {
+    let egress = CallEgress(ctx);
+    let read = hub::read_resource(&file, &server, &uri, &egress);
+    let contents = run(ctx, read)?.map_err(|message| {
         ToolError::new(ToolErrorKind::FAILED, texts::resource_failed(&message))
     })?;
     let text = format::resource_result(&contents);

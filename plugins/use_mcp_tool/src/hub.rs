@@ -25,6 +25,7 @@ use rmcp::transport::{IntoTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
+use tool_api::model::EgressRoute;
 
 use crate::notices::{HubClient, Listener};
 use crate::settings::{self, RemoteKind, ServerConfig, Transport};
@@ -53,6 +54,32 @@ struct Connection {
     stderr: Arc<Mutex<String>>,
 }
 
+/// How the hub reaches the host's egress proxy for a remote server's connection: through a
+/// call's services (asked as the call's user, logged under its task) or a listing's route
+/// (asking nobody). The connection keeps the route it was made with for its whole life, so
+/// the calls of later tasks go through it too.
+pub trait Egress {
+    /// The route of a new remote connection; `None`: the host has no egress proxy.
+    fn route(&self) -> Result<Option<EgressRoute>, String>;
+
+    /// Why the proxy refused or could not make the connections of `route` lately (none
+    /// when they cannot be asked for).
+    fn refusals(&self, route: &EgressRoute) -> Vec<String>;
+}
+
+/// A listing's access to the egress proxy: the route the host gave its query.
+pub struct ListingEgress(pub Option<EgressRoute>);
+
+impl Egress for ListingEgress {
+    fn route(&self) -> Result<Option<EgressRoute>, String> {
+        Ok(self.0.clone())
+    }
+
+    fn refusals(&self, _route: &EgressRoute) -> Vec<String> {
+        Vec::new()
+    }
+}
+
 /// One server's connection, when it has one. The lock is held only while connecting.
 type Slot = Arc<tokio::sync::Mutex<Option<Connection>>>;
 
@@ -66,6 +93,24 @@ struct Ready {
     stderr: Arc<Mutex<String>>,
 }
 
+/// `message` (why a remote server could not be started) with the egress refusals of its
+/// route added, unless the message already quotes them: through the proxy, a refused or
+/// failed connection reaches the client as an HTTP status whose body it may not show. (Once
+/// a server runs, its errors are its own: the refusals of its later requests stay with the
+/// route.)
+fn explained(mut message: String, route: Option<&EgressRoute>, egress: &dyn Egress) -> String {
+    for refusal in route
+        .map(|route| egress.refusals(route))
+        .unwrap_or_default()
+    {
+        if !message.contains(&refusal) {
+            message.push('\n');
+            message.push_str(&refusal);
+        }
+    }
+    message
+}
+
 /// The `tools/call` result as JSON (`content`, `isError`, ...), or the error's message. What
 /// the server says about the request meanwhile goes to `listener`. Dropping the future (the
 /// call was cancelled) tells the server with `notifications/cancelled`.
@@ -75,8 +120,9 @@ pub async fn call_tool(
     tool: &str,
     arguments: Option<Map<String, Value>>,
     listener: &Listener,
+    egress: &dyn Egress,
 ) -> Result<Value, String> {
-    let ready = connect(file, server).await?;
+    let ready = connect(file, server, egress).await?;
     let mut params = CallToolRequestParams::new(tool.to_string());
     // Cline sends `{}` when the model gave no arguments.
     params.arguments = Some(arguments.unwrap_or_default());
@@ -150,8 +196,13 @@ fn shortest_priority(item: &mut Value) {
 }
 
 /// The `resources/read` result's `contents`, or the error's message.
-pub async fn read_resource(file: &Path, server: &str, uri: &str) -> Result<Vec<Value>, String> {
-    let ready = connect(file, server).await?;
+pub async fn read_resource(
+    file: &Path,
+    server: &str,
+    uri: &str,
+    egress: &dyn Egress,
+) -> Result<Vec<Value>, String> {
+    let ready = connect(file, server, egress).await?;
     if !ready.has_resources {
         return Err(format!(
             "MCP server \"{server}\" does not provide resources"
@@ -233,7 +284,7 @@ fn slot(file: &Path, server: &str) -> Slot {
 }
 
 /// The server's connection, started (or restarted) when needed.
-async fn connect(file: &Path, server: &str) -> Result<Ready, String> {
+async fn connect(file: &Path, server: &str, egress: &dyn Egress) -> Result<Ready, String> {
     let configs = settings::load(file)?;
     let Some(config) = configs.get(server) else {
         return Err(texts::no_connection(server));
@@ -254,7 +305,7 @@ async fn connect(file: &Path, server: &str) -> Result<Ready, String> {
         }
     }
     if held.is_none() {
-        *held = Some(start(server, config).await?);
+        *held = Some(start(server, config, egress).await?);
     }
     let Some(connection) = held.as_mut() else {
         return Err(texts::no_connection(server));
@@ -270,10 +321,19 @@ async fn connect(file: &Path, server: &str) -> Result<Ready, String> {
 }
 
 /// Starts (or connects to) a server and runs the MCP handshake, within the server's timeout.
-async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> {
+/// A remote server is reached through `egress`'s route.
+async fn start(
+    name: &str,
+    config: &ServerConfig,
+    egress: &dyn Egress,
+) -> Result<Connection, String> {
     let failed = |why: String| format!("MCP server \"{name}\" could not be started: {why}");
     let tail = Arc::new(Mutex::new(String::new()));
     let mut tail_reader = None;
+    let route = match &config.transport {
+        Transport::Stdio { .. } => None,
+        Transport::Remote { .. } => egress.route().map_err(failed)?,
+    };
     let handshake = match &config.transport {
         Transport::Stdio {
             command,
@@ -302,7 +362,8 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
             url,
             headers,
         } => {
-            let transport = remote::streamable_http(url, headers).map_err(failed)?;
+            let transport =
+                remote::streamable_http(url, headers, route.as_ref()).map_err(failed)?;
             initialize(name, transport, config.timeout).await
         }
         Transport::Remote {
@@ -310,7 +371,7 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
             url,
             headers,
         } => {
-            let client = remote::client(headers).map_err(failed)?;
+            let client = remote::client(url, headers, route.as_ref()).map_err(failed)?;
             // Opening the event stream is part of connecting: one timeout covers both.
             let connect = async {
                 let worker = sse::connect(client, url).await?;
@@ -327,7 +388,8 @@ async fn start(name: &str, config: &ServerConfig) -> Result<Connection, String> 
             let _ = tokio::time::timeout(STDERR_WAIT, reader).await;
         }
     }
-    let client = handshake.map_err(|why| failed(with_stderr(why, &tail)))?;
+    let client = handshake
+        .map_err(|why| failed(explained(with_stderr(why, &tail), route.as_ref(), egress)))?;
     let has_resources = client
         .peer_info()
         .is_some_and(|info| info.capabilities.resources.is_some());
@@ -415,8 +477,12 @@ fn with_stderr(message: String, stderr: &Mutex<String>) -> String {
 }
 
 /// The tools `server` of `file` offers now (`tools/list`), starting it when needed.
-pub async fn list_tools(file: &Path, server: &str) -> Result<Vec<rmcp::model::Tool>, String> {
-    let ready = connect(file, server).await?;
+pub async fn list_tools(
+    file: &Path,
+    server: &str,
+    egress: &dyn Egress,
+) -> Result<Vec<rmcp::model::Tool>, String> {
+    let ready = connect(file, server, egress).await?;
     tokio::time::timeout(LIST_TIMEOUT, ready.peer.list_all_tools())
         .await
         .map_err(|_| format!("MCP server \"{server}\" did not list its tools within 5 s"))?

@@ -139,7 +139,8 @@ impl Tool for McpTools {
         }
         let query: DynamicToolsQuery = serde_json::from_value(payload.clone()).unwrap_or_default();
         let file = settings_file(&query)?;
-        let servers = tool_api::sdk::runtime::block_on(status::servers(&file))
+        let egress = hub::ListingEgress(query.egress.clone());
+        let servers = tool_api::sdk::runtime::block_on(status::servers(&file, &egress))
             .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?
             .map_err(|e| ToolError::new(ToolErrorKind::FAILED, e))?;
         Ok(serde_json::json!({"settings_file": file, "servers": servers}))

@@ -136,9 +136,10 @@ fn unreachable(server: &str, name: &str) -> Option<ToolSpec> {
 }
 
 /// The native tools of the enabled servers of `file` (only the server `query.name` names, when
-/// it names one). A server that cannot be reached offers nothing; `toolhost mcp-servers` shows
-/// why.
+/// it names one), remote servers reached through the query's egress route. A server that
+/// cannot be reached offers nothing; `toolhost mcp-servers` shows why.
 pub async fn specs(file: &Path, query: &DynamicToolsQuery) -> Vec<ToolSpec> {
+    let egress = hub::ListingEgress(query.egress.clone());
     let Ok(servers) = settings::load(file) else {
         return Vec::new();
     };
@@ -154,7 +155,7 @@ pub async fn specs(file: &Path, query: &DynamicToolsQuery) -> Vec<ToolSpec> {
         if config.disabled || wanted_server.as_ref().is_some_and(|w| w != server) {
             continue;
         }
-        match hub::list_tools(file, server).await {
+        match hub::list_tools(file, server, &egress).await {
             Ok(tools) => specs.extend(
                 tools
                     .iter()

@@ -10,13 +10,21 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
+use tool_api::model::EgressRoute;
 
-/// An HTTP client that sends the entry's `headers` with every request.
+/// An HTTP client for the server at `url` that sends the entry's `headers` with every
+/// request, through the host's egress proxy when there is a `route` (the server's URL is
+/// named as the configured endpoint it is, so the policy allows it exactly; anything else it
+/// is sent to, a redirect's target, is decided as any connection).
 ///
 /// They are the client's default headers rather than rmcp's `custom_headers`: that way the SSE
 /// transport's GET and POSTs carry them too, and a header the transport sets itself (`Accept`,
 /// `Mcp-Session-Id`) takes precedence instead of failing every request as a reserved name.
-pub fn client(headers: &BTreeMap<String, String>) -> Result<reqwest::Client, String> {
+pub fn client(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    route: Option<&EgressRoute>,
+) -> Result<reqwest::Client, String> {
     let mut map = HeaderMap::new();
     for (name, value) in headers {
         let header = HeaderName::from_bytes(name.as_bytes())
@@ -26,10 +34,21 @@ pub fn client(headers: &BTreeMap<String, String>) -> Result<reqwest::Client, Str
         })?;
         map.insert(header, value);
     }
-    reqwest::Client::builder()
-        .default_headers(map)
-        .build()
-        .map_err(|e| chain(&e))
+    let mut builder = reqwest::Client::builder().default_headers(map);
+    if let Some(route) = route {
+        let unusable = |e: &dyn Error| {
+            format!(
+                "the host's egress proxy ({}) cannot be used: {}",
+                route.url,
+                chain(e)
+            )
+        };
+        let authorization =
+            HeaderValue::from_str(&route.authorization_for(url)).map_err(|e| unusable(&e))?;
+        let proxy = reqwest::Proxy::all(route.url.as_str()).map_err(|e| unusable(&e))?;
+        builder = builder.proxy(proxy.custom_http_auth(authorization));
+    }
+    builder.build().map_err(|e| chain(&e))
 }
 
 /// rmcp's streamable HTTP transport to `url`.
@@ -40,9 +59,10 @@ pub fn client(headers: &BTreeMap<String, String>) -> Result<reqwest::Client, Str
 pub fn streamable_http(
     url: &str,
     headers: &BTreeMap<String, String>,
+    route: Option<&EgressRoute>,
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
     Ok(StreamableHttpClientTransport::with_client(
-        client(headers)?,
+        client(url, headers, route)?,
         StreamableHttpClientTransportConfig::with_uri(url),
     ))
 }
@@ -88,13 +108,14 @@ mod tests {
     #[test]
     fn headers_must_be_valid_http() {
         let headers = |name: &str, value: &str| BTreeMap::from([(name.into(), value.into())]);
-        assert!(client(&headers("Authorization", "Bearer x")).is_ok());
+        let client = |headers| client("http://127.0.0.1:1/mcp", &headers, None);
+        assert!(client(headers("Authorization", "Bearer x")).is_ok());
         assert_eq!(
-            client(&headers("Bad Name", "x")).err(),
+            client(headers("Bad Name", "x")).err(),
             Some("\"Bad Name\" is not a valid HTTP header name".to_string())
         );
         assert_eq!(
-            client(&headers("X-Key", "line\nbreak")).err(),
+            client(headers("X-Key", "line\nbreak")).err(),
             Some("the value of header \"X-Key\" is not a valid HTTP header value".to_string())
         );
     }

@@ -8,8 +8,8 @@ use crate::settings::{self, Transport};
 use crate::{hub, native};
 
 /// Every configured server of `file` with its status and tools, as `toolhost mcp-servers`
-/// shows them; the enabled ones are started.
-pub async fn servers(file: &Path) -> Result<Vec<Value>, String> {
+/// shows them; the enabled ones are started (a remote one through `egress`).
+pub async fn servers(file: &Path, egress: &dyn hub::Egress) -> Result<Vec<Value>, String> {
     let configs = settings::load(file)?;
     let mut statuses = Vec::new();
     for (name, config) in &configs {
@@ -23,7 +23,7 @@ pub async fn servers(file: &Path) -> Result<Vec<Value>, String> {
             "tools": [],
         });
         if !config.disabled {
-            match hub::list_tools(file, name).await {
+            match hub::list_tools(file, name, egress).await {
                 Ok(tools) => {
                     status["status"] = "connected".into();
                     status["tools"] = tools

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::abi::{HostRef, ToolError, ToolErrorKind};
 use crate::model::{
-    ApprovalCategory, ApprovalDecision, ApprovalRequest, AskReply, PathVerdict, TaskContext,
-    ToolContent,
+    ApprovalCategory, ApprovalDecision, ApprovalRequest, AskReply, EgressRoute, PathVerdict,
+    TaskContext, ToolContent,
 };
 use crate::workspace::Workspace;
 
@@ -292,6 +292,42 @@ impl<'a> Ctx<'a> {
             ROk(output) => decode("tool output", output.content_json.as_str()),
             RErr(e) => Err(e),
         }
+    }
+
+    /// A route through the host's egress proxy for this call's own HTTP requests, with
+    /// `configured` (the endpoints the user configured for the tool) allowed; `None` from a
+    /// host without the `egress.route` service. Requests through it are decided by the
+    /// host's `[egress]` policy, asked about as the call's user, and logged under the call's
+    /// task and tool.
+    pub fn egress_route(&self, configured: &[&str]) -> Result<Option<EgressRoute>, ToolError> {
+        let payload = serde_json::json!({ "configured": configured });
+        match self.call_service("egress", "route", &payload) {
+            Ok(answer) => serde_json::from_value(answer.clone())
+                .map(Some)
+                .map_err(|_| {
+                    ToolError::new(
+                        ToolErrorKind::INTERNAL,
+                        format!("invalid egress route from the host: {answer}"),
+                    )
+                }),
+            Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Why the egress policy refused connections of `route` since the last time (a refused
+    /// CONNECT reaches the client only as a failed tunnel, so a failed request is explained
+    /// with these); empty from a host without the service.
+    pub fn egress_refusals(&self, route: &EgressRoute) -> Vec<String> {
+        let payload = serde_json::json!({ "authorization": route.authorization });
+        let answer = self.call_service("egress", "refusals", &payload).ok();
+        answer
+            .as_ref()
+            .and_then(|answer| answer["refusals"].as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|line| line.as_str().map(str::to_string))
+            .collect()
     }
 
     /// Calls a host service added after v1.

@@ -47,7 +47,7 @@ pub mod prelude {
     pub use crate::abi::{ToolError, ToolErrorKind};
     pub use crate::model::{
         ApprovalCategory, ApprovalDecision, ApprovalRequest, AskReply, AskResponse, ContentBlock,
-        DynamicToolsQuery, PathVerdict, TaskContext, ToolContent, ToolSpec,
+        DynamicToolsQuery, EgressRoute, PathVerdict, TaskContext, ToolContent, ToolSpec,
     };
     pub use crate::texts;
     pub use crate::workspace::{FsError, OpenedFile, Workspace};

@@ -3,12 +3,12 @@
 //! The MCP client lives in the plugin declaring the `mcp_servers` capability; the host asks its
 //! first handler with the extension `mcp_servers` and prints the answer.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::frontends::FrontendError;
 use crate::Host;
 
-use tool_api::model::{MCP_SERVERS_CAPABILITY, MCP_SERVERS_METHOD};
+use tool_api::model::{DynamicToolsQuery, MCP_SERVERS_CAPABILITY, MCP_SERVERS_METHOD};
 
 /// The plugin's answer: `{"settings_file", "servers": [{name, key, transport, target, status, error?,
 /// tools: [{name, native_name, description, auto_approve}]}]}`.
@@ -17,7 +17,12 @@ pub fn report(host: &Host) -> Result<Value, FrontendError> {
         .registry()
         .plugin_with(MCP_SERVERS_CAPABILITY)
         .ok_or(FrontendError::NoMcpClient)?;
-    let payload = json!({"settings": host.settings().document()});
+    let query = DynamicToolsQuery {
+        name: None,
+        settings: host.settings().document().clone(),
+        egress: host.listing_route(),
+    };
+    let payload = serde_json::to_value(query).unwrap_or_default();
     handler
         .request(MCP_SERVERS_METHOD, &payload)
         .map_err(FrontendError::McpServers)

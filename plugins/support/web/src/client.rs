@@ -36,15 +36,16 @@ pub fn build_client(net: &NetSettings, user_agent: Option<&str>) -> Result<Clien
             };
             builder.proxy(proxy.no_proxy(exceptions))
         }
-        ProxySetting::Egress { url, authorization } => {
+        ProxySetting::Egress(route) => {
             let failed = |e: &dyn std::fmt::Display| {
                 ConfigError(format!(
-                    "The host's egress proxy ({url}) cannot be used: {e}."
+                    "The host's egress proxy ({}) cannot be used: {e}.",
+                    route.url
                 ))
             };
-            let value =
-                reqwest::header::HeaderValue::from_str(authorization).map_err(|e| failed(&e))?;
-            let proxy = Proxy::all(url.as_str()).map_err(|e| failed(&e))?;
+            let value = reqwest::header::HeaderValue::from_str(&route.authorization)
+                .map_err(|e| failed(&e))?;
+            let proxy = Proxy::all(route.url.as_str()).map_err(|e| failed(&e))?;
             builder.proxy(proxy.custom_http_auth(value))
         }
     };

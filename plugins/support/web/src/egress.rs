@@ -8,16 +8,13 @@
 //! there, the policy does not see them) or `web.egress = false`; the environment's proxy
 //! variables are not read then. A host without the service leaves the requests as they were.
 
-use serde_json::json;
 use tool_api::sdk::prelude::*;
 
 use crate::settings::{NetSettings, ProxySetting};
 
 /// A call's requests go through the egress proxy under this grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Route {
-    authorization: String,
-}
+pub struct Route(EgressRoute);
 
 impl NetSettings {
     /// Sends this call's requests through the host's egress proxy, with `configured` (the
@@ -36,54 +33,20 @@ impl NetSettings {
         {
             return Ok(None);
         }
-        let answer = match ctx.call_service("egress", "route", &json!({"configured": configured})) {
-            Ok(answer) => answer,
-            Err(e) if e.kind == ToolErrorKind::UNAVAILABLE => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(route) = ctx.egress_route(configured)? else {
+            return Ok(None);
         };
-        let (Some(url), Some(authorization)) =
-            (answer["url"].as_str(), answer["authorization"].as_str())
-        else {
-            return Err(ToolError::new(
-                ToolErrorKind::INTERNAL,
-                format!("invalid egress route from the host: {answer}"),
-            ));
-        };
-        self.proxy = ProxySetting::Egress {
-            url: url.to_string(),
-            authorization: authorization.to_string(),
-        };
-        Ok(Some(Route {
-            authorization: authorization.to_string(),
-        }))
-    }
-}
-
-impl Route {
-    /// The refusals of this call's connections since the last time (a refused CONNECT
-    /// reaches the client only as a failed tunnel).
-    fn refusals(&self, ctx: &Ctx<'_>) -> Vec<String> {
-        let answer = ctx
-            .call_service(
-                "egress",
-                "refusals",
-                &json!({"authorization": self.authorization}),
-            )
-            .ok();
-        answer
-            .as_ref()
-            .and_then(|answer| answer["refusals"].as_array())
-            .into_iter()
-            .flatten()
-            .filter_map(|line| line.as_str().map(str::to_string))
-            .collect()
+        self.proxy = ProxySetting::Egress(route.clone());
+        Ok(Some(Route(route)))
     }
 }
 
 /// `message` (a failed request's) with the reasons the egress policy refused the call's
 /// connections added, when there is a route.
 pub fn explained_message(route: Option<&Route>, ctx: &Ctx<'_>, message: String) -> String {
-    let refusals = route.map(|route| route.refusals(ctx)).unwrap_or_default();
+    let refusals = route
+        .map(|Route(route)| ctx.egress_refusals(route))
+        .unwrap_or_default();
     if refusals.is_empty() {
         message
     } else {

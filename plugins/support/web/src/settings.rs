@@ -114,12 +114,7 @@ pub enum ProxySetting {
     },
     /// Every request, loopback included, through the host's egress proxy
     /// ([`crate::egress`]), naming the call's grant.
-    Egress {
-        /// The proxy's URL.
-        url: String,
-        /// The `Proxy-Authorization` value.
-        authorization: String,
-    },
+    Egress(tool_api::model::EgressRoute),
 }
 
 /// The network settings shared by every backend of both tools.
