@@ -5,7 +5,7 @@
 //! name (decided before anything resolves it), a name that resolves to loopback, an IP
 //! literal, a decimal IP, a port nobody allowed and a host nobody could be asked about are
 //! all refused, each with the setting that would allow it. curl, git (a clone over HTTPS) and
-//! pip (a download from an index) reach a loopback HTTPS server through the proxy unchanged
+//! pip (a download from an index) and npm (an install from a registry) reach a loopback HTTPS server through the proxy unchanged
 //! when a rule allows it, and not otherwise. The web tools' requests go through the same
 //! policy. `network = "direct"` shows what the proxy holds back.
 //!
@@ -520,6 +520,30 @@ with zipfile.ZipFile(sys.argv[1] + "/toolhost_probe-1.0-py3-none-any.whl", "w") 
     wheel.writestr(name + "/RECORD", "")
 "#;
 
+/// Makes an npm registry's files for `toolhost-probe` 1.0.0 under `dir`, for the registry at
+/// `sys.argv[2]`: the package document (served as the directory's index) and its tarball.
+const NPM_PACKAGE: &str = r#"
+import base64, hashlib, io, json, os, sys, tarfile
+root, registry = sys.argv[1], sys.argv[2]
+os.makedirs(root + "/toolhost-probe/-", exist_ok=True)
+manifest = {"name": "toolhost-probe", "version": "1.0.0"}
+buffer = io.BytesIO()
+with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    data = json.dumps(manifest).encode()
+    info = tarfile.TarInfo("package/package.json")
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+tarball = buffer.getvalue()
+open(root + "/toolhost-probe/-/toolhost-probe-1.0.0.tgz", "wb").write(tarball)
+integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+version = dict(manifest, dist={
+    "tarball": registry + "toolhost-probe/-/toolhost-probe-1.0.0.tgz",
+    "integrity": integrity,
+})
+document = {"name": "toolhost-probe", "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": version}}
+open(root + "/toolhost-probe/index.html", "w").write(json.dumps(document))
+"#;
+
 fn sh(command: &str, dir: &std::path::Path) {
     let status = Command::new("sh")
         .args(["-c", command])
@@ -530,14 +554,14 @@ fn sh(command: &str, dir: &std::path::Path) {
 }
 
 #[test]
-fn curl_git_and_pip_reach_an_allowed_https_server_through_the_proxy_unchanged() {
+fn curl_git_pip_and_npm_reach_an_allowed_https_server_through_the_proxy_unchanged() {
     let site = toolhost_tests::workdir();
     let root = site.path().canonicalize().unwrap();
     let served = root.join("served");
     std::fs::create_dir_all(served.join("simple/toolhost-probe")).unwrap();
     sh(
         "openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 1 \
-         -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null",
+         -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null",
         &root,
     );
     std::fs::write(served.join("file.txt"), "served-over-https\n").unwrap();
@@ -558,6 +582,13 @@ fn curl_git_and_pip_reach_an_allowed_https_server_through_the_proxy_unchanged() 
     .unwrap();
     let server = HttpsServer::start(&served, &root.join("cert.pem"), &root.join("key.pem"));
     let port = server.port;
+    // npm through a proxy checks an IP literal's certificate against `localhost`: the
+    // registry is named.
+    let registry = format!("https://localhost:{port}/");
+    sh(
+        &format!("python3 -c '{NPM_PACKAGE}' served {registry}"),
+        &root,
+    );
     let script = format!(
         "unset NO_PROXY no_proxy; \
          curl -sS --cacert cert.pem https://127.0.0.1:{port}/file.txt; \
@@ -565,12 +596,17 @@ fn curl_git_and_pip_reach_an_allowed_https_server_through_the_proxy_unchanged() 
          python3 -m pip download -q --no-deps --no-cache-dir --disable-pip-version-check --retries 0 \
            --trusted-host 127.0.0.1 \
            --index-url https://127.0.0.1:{port}/simple/ toolhost-probe==1.0 -d dl && ls dl; \
+         npm install --no-audit --no-fund --fetch-retries 0 --registry {registry} \
+           --cafile cert.pem --cache ./npm-cache --prefix npm toolhost-probe@1.0.0 >/dev/null 2>npm.err; \
+         cat npm/node_modules/toolhost-probe/package.json; echo; tail -c 600 npm.err; \
          echo probes-done"
     );
     // The certificate in the workspace: the test's directory is in /tmp, which the sandbox
     // replaces with its own.
     let cert = std::fs::read(root.join("cert.pem")).unwrap();
-    let allowed = Scene::new(&format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    let allowed = Scene::new(&format!(
+        "[egress]\nallow = [\"127.0.0.1:{port}\", \"localhost:{port}\"]\n"
+    ));
     std::fs::write(allowed.ws.join("cert.pem"), &cert).unwrap();
     let result = allowed.execute(&script);
     let text = result.stdout;
@@ -579,6 +615,7 @@ fn curl_git_and_pip_reach_an_allowed_https_server_through_the_proxy_unchanged() 
         "served-over-https",
         "cloned-readme",
         "toolhost_probe-1.0-py3-none-any.whl",
+        r#"{"name": "toolhost-probe", "version": "1.0.0"}"#,
     ] {
         assert!(text.contains(expected), "{expected} not in {text}");
     }
@@ -596,6 +633,7 @@ fn curl_git_and_pip_reach_an_allowed_https_server_through_the_proxy_unchanged() 
         !text.contains("toolhost_probe-1.0-py3-none-any.whl\n"),
         "{text}"
     );
+    assert!(!text.contains(r#""name": "toolhost-probe""#), "{text}");
     assert!(
         text.contains("egress: execute_command may not connect to 127.0.0.1"),
         "{text}"

@@ -13,6 +13,7 @@ mod command_output;
 mod command_permissions;
 mod documents;
 mod egress;
+mod egress_dns;
 mod egress_mcp;
 mod escape;
 mod execute_command;

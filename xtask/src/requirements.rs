@@ -83,11 +83,13 @@ fn python_mcp_sdk() -> Result<(), String> {
 
 /// The Debian packages the tests run, and the program each installs: browser_action
 /// launches `/usr/bin/chromium` (from Debian only: chromiumoxide is built without its
-/// downloader); the egress tests run curl and openssl.
-const DEBIAN_PACKAGES: [(&str, &str); 3] = [
+/// downloader); the egress tests run curl and openssl, and bring up the loopback of a
+/// network namespace of their own with `ip`.
+const DEBIAN_PACKAGES: [(&str, &str); 4] = [
     ("chromium", "/usr/bin/chromium"),
     ("curl", "/usr/bin/curl"),
     ("openssl", "/usr/bin/openssl"),
+    ("iproute2", "/usr/sbin/ip"),
 ];
 
 /// `apt-get update`, then `apt-get install -y` of the [`DEBIAN_PACKAGES`] whose program is
