@@ -315,7 +315,7 @@ fn without_edit_approval_nothing_changes() {
     let (outcome, after, _ui) = call(Settings::default(), &before, &json!({ "input": patch }));
     assert_eq!(
         outcome.model_text(),
-        "The user denied this patch operation."
+        toolhost_tests::nobody_to_ask("apply_patch", &["edit_files"])
     );
     assert_eq!(error_kind(&outcome), Some(ErrorKind::Denied));
     assert_eq!(after, before);
@@ -357,7 +357,7 @@ fn a_file_outside_the_workspace_needs_the_outside_approval() {
     let (outcome, after) = run_outside(edits_allowed());
     assert_eq!(
         outcome.model_text(),
-        "The user denied this patch operation."
+        toolhost_tests::nobody_to_ask("apply_patch", &["edit_files", "edit_files_externally"])
     );
     assert_eq!(
         after,

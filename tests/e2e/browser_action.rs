@@ -544,7 +544,10 @@ fn launch_asks_for_approval_and_a_denial_starts_nothing() {
     let world = World::build(false, "", "");
 
     let denied = world.launch("/button.html");
-    assert_eq!(denied.model_text(), "The user denied this operation.");
+    assert_eq!(
+        denied.model_text(),
+        toolhost_tests::nobody_to_ask("browser_action", &["use_browser"])
+    );
     assert_eq!(world.running(), 0);
     assert_eq!(entries(world.profiles.path()), Vec::<PathBuf>::new());
     let asked = world.ui.of_kind("approval");

@@ -290,7 +290,7 @@ fn only_enabled_tools_register_and_the_bundle_approvals_apply() {
     );
     assert_eq!(
         call.json()["text"],
-        json!("The user denied this operation.")
+        json!(toolhost_tests::nobody_to_ask("list_files", &["read_files"]))
     );
 }
 

@@ -2,7 +2,6 @@
 //! no terminal and no `--yes` they are denied, and nothing outside is read or written.
 
 use serde_json::json;
-use tool_api::texts::TOOL_DENIED;
 use toolhost_tests::{call_json, run, toolhost, PluginDir};
 
 struct Probe {
@@ -49,7 +48,11 @@ fn reads_outside_the_workspace_are_denied_without_a_terminal() {
             &[],
         );
         assert_eq!(run.code, 1, "{path}");
-        assert_eq!(json["text"], TOOL_DENIED, "{path}");
+        assert_eq!(
+            json["text"],
+            toolhost_tests::nobody_to_ask("read_file", &["read_files", "read_files_externally"]),
+            "{path}"
+        );
         assert!(
             !run.stdout.contains("TOP SECRET") && !run.stderr.contains("TOP SECRET"),
             "{path}"
@@ -99,7 +102,14 @@ fn writes_outside_the_workspace_are_denied_and_nothing_is_written() {
             &[],
         );
         assert_eq!(run.code, 1, "{path}: {}", run.stderr);
-        assert_eq!(json["text"], TOOL_DENIED, "{path}");
+        assert_eq!(
+            json["text"],
+            toolhost_tests::nobody_to_ask(
+                "write_to_file",
+                &["edit_files", "edit_files_externally"]
+            ),
+            "{path}"
+        );
     }
     let (run, _) = call_json(
         plugins.path(),

@@ -336,7 +336,13 @@ fn commands_needing_approval_are_denied_without_yes() {
     assert!(ws.path().join("safe").exists());
 
     let json = call("touch risky", "true", &[]);
-    assert_eq!(json["text"], "The user denied this operation.");
+    assert_eq!(
+        json["text"],
+        toolhost_tests::nobody_to_ask(
+            "execute_command",
+            &["execute_safe_commands", "execute_all_commands"]
+        )
+    );
     assert_eq!(json["error_kind"], "denied");
     assert!(!ws.path().join("risky").exists());
 
@@ -347,7 +353,10 @@ fn commands_needing_approval_are_denied_without_yes() {
     // With default settings even a safe command needs someone to approve it.
     let params = json!({"command": "touch unasked", "requires_approval": "false"});
     let (_, json) = call_json(plugins.path(), ws.path(), "execute_command", &params, &[]);
-    assert_eq!(json["text"], "The user denied this operation.");
+    assert_eq!(
+        json["text"],
+        toolhost_tests::nobody_to_ask("execute_command", &["execute_safe_commands"])
+    );
     assert!(!ws.path().join("unasked").exists());
 }
 

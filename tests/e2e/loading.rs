@@ -297,7 +297,10 @@ fn tools_calling_tools_go_through_the_same_policies() {
         "fixture_invoke",
         &json!({"tool": "read_file", "params": r#"{"path":"../secret.txt"}"#}).to_string(),
     );
-    assert_eq!(outside.model_text(), tool_api::texts::TOOL_DENIED);
+    assert_eq!(
+        outside.model_text(),
+        toolhost_tests::nobody_to_ask("read_file", &["read_files", "read_files_externally"])
+    );
 }
 
 #[test]

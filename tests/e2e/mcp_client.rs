@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use tool_api::texts::{tool_error, TOOL_DENIED};
+use tool_api::texts::tool_error;
 use toolhost::CallOutcome;
 use toolhost::ErrorKind;
 use toolhost::Settings;
@@ -289,7 +289,7 @@ fn approval_comes_from_use_mcp_or_the_servers_auto_approve_list() {
             Some(r#"{"path":"notes.txt"}"#)
         )
         .model_text(),
-        TOOL_DENIED
+        toolhost_tests::nobody_to_ask("use_mcp_tool", &["use_mcp"])
     );
     assert_eq!(
         call(
@@ -298,7 +298,7 @@ fn approval_comes_from_use_mcp_or_the_servers_auto_approve_list() {
             json!({"server_name": "toolhost", "uri": "file:///x"})
         )
         .model_text(),
-        TOOL_DENIED
+        toolhost_tests::nobody_to_ask("access_mcp_resource", &["use_mcp"])
     );
     assert!(ui.of_kind("mcp_server_request_started").is_empty());
     // Listed in autoApprove: no question, the payload is shown.
@@ -314,7 +314,7 @@ fn approval_comes_from_use_mcp_or_the_servers_auto_approve_list() {
     );
     assert_eq!(
         use_tool(&host, "trusted", "work", None).model_text(),
-        TOOL_DENIED
+        toolhost_tests::nobody_to_ask("use_mcp_tool", &["use_mcp"])
     );
 }
 

@@ -259,7 +259,14 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
     // No terminal to ask and writes are not auto-approved by default: denied, nothing written.
     assert_eq!(
         summary["denied_write"],
-        text_result(true, texts::TOOL_DENIED)
+        text_result(
+            true,
+            &toolhost_tests::refused_by(
+                "write_to_file",
+                "nobody answered (the client cannot ask its user, or no answer came in time)",
+                &["edit_files"]
+            )
+        )
     );
     assert!(!workspace.path().join("new.txt").exists());
     // An unknown name is a JSON-RPC "invalid params" error, as the MCP specification says.

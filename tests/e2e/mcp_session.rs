@@ -27,6 +27,11 @@ seen = {"elicitations": [], "progress": [], "list_changed": 0, "logs": []}
 async def elicit(context, params):
     seen["elicitations"].append({"message": params.message, "schema": params.requested_schema})
     answer = config["answers"].pop(0)
+    if answer == "accept the defaults":
+        # What a client's form sends when the user presses Accept without touching it.
+        defaults = {name: field["default"] for name, field in params.requested_schema["properties"].items()
+                    if "default" in field}
+        return types.ElicitResult(action="accept", content=defaults)
     return types.ElicitResult(action=answer["action"], content=answer.get("content"))
 
 
@@ -375,6 +380,62 @@ fn python_elicitation_approves_denies_with_feedback_and_answers_with_a_choice() 
 }
 
 #[test]
+fn python_accepting_the_forms_defaults_approves_and_the_questions_say_what_is_approved() {
+    let plugins = PluginDir::real();
+    let ws = workdir();
+    let client = Client::new(plugins.path(), ws.path());
+    let out = client.python(json!({
+        "scenario": "calls",
+        "calls": [
+            ["write_to_file", {"path": "a.txt", "content": "accepted\n"}],
+            ["execute_command", {"command": "echo ran > ran.txt", "requires_approval": "true"}],
+            ["apply_patch", {"input": "*** Begin Patch\n*** Update File: a.txt\n@@\n-accepted\n+patched\n*** Add File: b.txt\n+new\n*** End Patch"}],
+            ["attempt_completion", {"result": "Both files are written."}],
+        ],
+        "answers": ["accept the defaults", "accept the defaults", "accept the defaults", "accept the defaults"],
+    }));
+    let results = out["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| r["isError"] == false), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "patched\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("ran.txt")).unwrap(),
+        "ran\n"
+    );
+    let messages: Vec<&str> = out["elicitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    let cwd = ws.path().canonicalize().unwrap();
+    assert_eq!(messages.len(), 4, "{out}");
+    assert_eq!(
+        messages[0],
+        "Let write_to_file change a.txt?\n\ncontent: accepted"
+    );
+    assert!(
+        messages[1].starts_with(&format!(
+            "echo ran > ran.txt\n\n(in {}; sandbox ",
+            cwd.display()
+        )),
+        "{}",
+        messages[1]
+    );
+    assert_eq!(
+        messages[2],
+        "Apply this patch? It changes 2 files:\n  edit a.txt (+1 −1)\n  create b.txt (+1 −0)"
+    );
+    assert_eq!(
+        messages[3],
+        "The model says the task is complete. Leave the reply empty to accept the result, or \
+         tell the model what to change.\n\nBoth files are written."
+    );
+}
+
+#[test]
 fn python_without_elicitation_nothing_unapproved_runs() {
     let plugins = PluginDir::real();
     let ws = workdir();
@@ -385,7 +446,11 @@ fn python_without_elicitation_nothing_unapproved_runs() {
     }));
     assert_eq!(
         out["results"][0],
-        json!({"isError": true, "text": texts::TOOL_DENIED})
+        json!({"isError": true, "text": toolhost_tests::refused_by(
+            "write_to_file",
+            "nobody answered (the client cannot ask its user, or no answer came in time)",
+            &["edit_files"]
+        )})
     );
     assert!(!ws.path().join("x.txt").exists());
 }

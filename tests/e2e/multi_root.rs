@@ -81,6 +81,9 @@ enum Expect {
     Is(&'static str),
     Text(String),
     Contains(&'static str),
+    /// Refused for want of an approval nobody could give: the tool, and the settings that
+    /// allow it (the frontend says why nobody answered in its own words).
+    NotApproved(&'static str, &'static [&'static str]),
 }
 
 fn plugins() -> PluginDir {
@@ -162,25 +165,25 @@ fn cases(fx: &Fixture) -> Vec<(&'static str, Value, bool, Expect)> {
             "read_file",
             json!({"path": "@back:escape/data.txt"}),
             true,
-            Expect::Is(texts::TOOL_DENIED),
+            Expect::NotApproved("read_file", &["read_files", "read_files_externally"]),
         ),
         (
             "read_file",
             json!({"path": fx.outside.join("data.txt")}),
             true,
-            Expect::Is(texts::TOOL_DENIED),
+            Expect::NotApproved("read_file", &["read_files", "read_files_externally"]),
         ),
         (
             "write_to_file",
             json!({"path": "@back:../../outside/planted.txt", "content": "x"}),
             true,
-            Expect::Is(texts::TOOL_DENIED),
+            Expect::NotApproved("write_to_file", &["edit_files", "edit_files_externally"]),
         ),
         (
             "write_to_file",
             json!({"path": "@back:escape/planted.txt", "content": "x"}),
             true,
-            Expect::Is(texts::TOOL_DENIED),
+            Expect::NotApproved("write_to_file", &["edit_files", "edit_files_externally"]),
         ),
         // Inside any root is inside: a write to the second root is auto-approved.
         (
@@ -270,6 +273,17 @@ fn check(via: &str, fx: &Fixture, answers: &[(bool, String)]) {
             Expect::Is(expected) => assert_eq!(text, expected, "{what}"),
             Expect::Text(expected) => assert_eq!(text, expected, "{what}"),
             Expect::Contains(part) => assert!(text.contains(part), "{what}"),
+            Expect::NotApproved(tool, settings) => assert!(
+                *text == toolhost_tests::nobody_to_ask(tool, settings)
+                    || *text
+                        == toolhost_tests::refused_by(
+                            tool,
+                            "nobody answered (the client cannot ask its user, or no answer \
+                             came in time)",
+                            settings
+                        ),
+                "{what}"
+            ),
         }
     }
     assert_eq!(read(&fx.back.join("made.txt")), "made\n", "{via}");
@@ -436,6 +450,9 @@ fn isolated_plugins_are_granted_every_root() {
     );
     assert_eq!(
         call("read_file", json!({"path": "@back:escape/data.txt"})),
-        (true, texts::TOOL_DENIED.to_string())
+        (
+            true,
+            toolhost_tests::nobody_to_ask("read_file", &["read_files", "read_files_externally"])
+        )
     );
 }

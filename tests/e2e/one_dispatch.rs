@@ -146,7 +146,7 @@ fn an_mcp_tool_is_called_by_its_own_name_through_the_approval_path() {
     let denied = setup.call("self0mcp0read_file", json!({"path": "notes.txt"}), &[]);
     assert_eq!(
         denied,
-        json!({"is_error": true, "text": "The user denied this operation.", "images": [], "error_kind": "denied"})
+        json!({"is_error": true, "text": toolhost_tests::nobody_to_ask("self0mcp0read_file", &["use_mcp"]), "images": [], "error_kind": "denied"})
     );
     let approved = setup.call(
         "self0mcp0read_file",

@@ -127,7 +127,10 @@ fn edits_are_denied_by_default_without_a_terminal() {
         "write_to_file",
         &json!({"path": "a.txt", "content": "b"}).to_string(),
     );
-    assert_eq!(outcome.model_text(), tool_api::texts::TOOL_DENIED);
+    assert_eq!(
+        outcome.model_text(),
+        toolhost_tests::nobody_to_ask("write_to_file", &["edit_files"])
+    );
     assert_eq!(
         std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
         "a\n"

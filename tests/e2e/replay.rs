@@ -40,7 +40,7 @@ fn the_edit_example_streams_partials_then_executes() {
         l.starts_with("  [tool (partial)]") && l.contains("editedExistingFile")
     });
     let approval = position(&lines, |l| {
-        l == "  [approval] replace_in_file wants to use src/greet.py: approved (--yes)"
+        l == "  [approval] Let replace_in_file change src/greet.py? approved (--yes)"
     });
     let result_line = position(&lines, |l| {
         l.trim() == "[replace_in_file for 'src/greet.py'] Result:"
@@ -70,7 +70,10 @@ fn without_yes_or_a_terminal_edits_are_denied_and_later_tools_skipped() {
     let denied = position(&lines, |l| {
         l.trim() == "[write_to_file for 'src/greet.py'] Result:"
     });
-    assert_eq!(lines[denied + 1].trim(), "The user denied this operation.");
+    assert_eq!(
+        lines[denied + 1].trim(),
+        toolhost_tests::nobody_to_ask("write_to_file", &["edit_files"])
+    );
     position(&lines, |l| {
         l.trim() == "Skipping tool due to user rejecting a previous tool. [replace_in_file for 'src/greet.py']"
     });
@@ -202,7 +205,10 @@ fn read_list_and_search_stream_what_they_will_touch_before_they_run() {
         l.trim() == "[execute_command for 'echo streamed'] Result:"
     });
     assert!(command < denied);
-    assert_eq!(lines[denied + 1].trim(), "The user denied this operation.");
+    assert_eq!(
+        lines[denied + 1].trim(),
+        toolhost_tests::nobody_to_ask("execute_command", &["execute_safe_commands"])
+    );
 }
 
 #[test]

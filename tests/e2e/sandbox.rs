@@ -247,7 +247,13 @@ fn escalation_is_a_command_approval() {
     };
     // Safe commands are auto-approved, an escalated run is not: no terminal, no --yes, denied.
     let denied = run(&mut scene.call_command(&params(true)));
-    assert_eq!(denied.stdout, "The user denied this operation.");
+    assert_eq!(
+        denied.stdout,
+        toolhost_tests::nobody_to_ask(
+            "execute_command",
+            &["execute_safe_commands", "execute_all_commands"]
+        )
+    );
     assert!(!scene.outside.join("escalated").exists());
     // In the sandbox the same command runs and is refused the write.
     let confined = run(&mut scene.call_command(&params(false)));

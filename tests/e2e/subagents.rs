@@ -20,7 +20,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tool_api::texts::{tool_error, TOOL_DENIED};
+use tool_api::texts::tool_error;
 use toolhost::ErrorKind;
 use toolhost::Settings;
 use toolhost_tests::{toolhost, workdir, PluginDir};
@@ -154,7 +154,11 @@ fn script(prompt: &str, step: usize, last: Option<&str>, outside: &str) -> Actio
         ("read outside", 0) => Action::Call("read_file", json!({ "path": outside })),
         ("read outside", _) => expect(
             last,
-            TOOL_DENIED,
+            &toolhost_tests::refused_by(
+                "read_file",
+                "subagents do not ask the user",
+                &["read_files", "read_files_externally"],
+            ),
             complete("The host denied the read.".to_string()),
         ),
         ("bad arguments", 0) => Action::Call("read_file", json!("{path: notes/1.txt")),
@@ -604,7 +608,8 @@ fn a_path_outside_the_workspace_is_denied_by_the_host_and_the_model_sees_it() {
     let approvals = ui.of_kind("approval");
     assert_eq!(approvals.len(), 2, "{approvals:?}");
     assert!(
-        approvals[1].ends_with(": denied (not auto-approved, and subagents do not ask the user)")
+        approvals[1].ends_with("? denied (not auto-approved, and subagents do not ask the user)"),
+        "{approvals:?}"
     );
     assert!(fixture.outside.path().join("secret.txt").exists());
 }

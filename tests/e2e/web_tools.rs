@@ -14,7 +14,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use tool_api::texts::{missing_param_error, tool_error, TOOL_DENIED};
+use tool_api::texts::{missing_param_error, tool_error};
 use toolhost::CallOutcome;
 use toolhost::ErrorKind;
 use toolhost::Settings;
@@ -856,8 +856,11 @@ fn without_use_web_both_tools_are_denied_before_any_request() {
         &json!({"url": server.url("/page.html"), "prompt": "p"}).to_string(),
     );
     let searched = host.call("web_search", &json!({"query": "tokio"}).to_string());
-    for outcome in [&fetched, &searched] {
-        assert_eq!(outcome.model_text(), TOOL_DENIED);
+    for (tool, outcome) in [("web_fetch", &fetched), ("web_search", &searched)] {
+        assert_eq!(
+            outcome.model_text(),
+            toolhost_tests::nobody_to_ask(tool, &["use_web"])
+        );
         assert_eq!(
             outcome.result.as_ref().err().map(|e| e.kind),
             Some(ErrorKind::Denied)
@@ -866,8 +869,8 @@ fn without_use_web_both_tools_are_denied_before_any_request() {
     assert_eq!(
         ui.of_kind("approval"),
         vec![
-            "web_fetch wants to run: denied (not auto-approved and no terminal to ask)",
-            "web_search wants to run: denied (not auto-approved and no terminal to ask)",
+            "Let web_fetch run? denied (not auto-approved and no terminal to ask)",
+            "Let web_search run? denied (not auto-approved and no terminal to ask)",
         ]
     );
     assert_eq!(server.seen(), Vec::new());

@@ -428,3 +428,24 @@ pub fn make_fixture(name: &str, parent: &Path) -> PathBuf {
     }
     root
 }
+
+/// What the model reads when a call of `tool` needed the user's approval and there was
+/// nobody to ask (no terminal, a frontend that asks nothing): who refused, and the
+/// `[auto_approve]` settings that allow it.
+pub fn nobody_to_ask(tool: &str, settings: &[&str]) -> String {
+    refused_by(
+        tool,
+        "there is nobody to ask (no terminal, and the frontend asks nothing)",
+        settings,
+    )
+}
+
+/// [`nobody_to_ask`] for a refusal `who` explains ("subagents do not ask the user", ...).
+pub fn refused_by(tool: &str, who: &str, settings: &[&str]) -> String {
+    let settings: Vec<String> = settings.iter().map(|key| format!("{key} = true")).collect();
+    format!(
+        "{tool} was not run: it needs the user's approval, and {who}. [auto_approve] {} in the \
+         settings, or --yes, allows it.",
+        settings.join(" and ")
+    )
+}

@@ -276,6 +276,23 @@ pub struct ApprovalDecision {
     /// Text the user added, to be passed on to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
+    /// When the user did not refuse: who did (a rule, nobody to ask, a subagent's limits)
+    /// and the setting that would allow it. The tool's result says this instead of Cline's
+    /// "The user denied this operation." ([`ApprovalDecision::denial`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
+}
+
+impl ApprovalDecision {
+    /// What the model is told of a refusal: [`ApprovalDecision::refusal`] when the user was
+    /// not the one who refused, else `denial` (the tool's Cline text) with the user's
+    /// feedback.
+    pub fn denial(&self, denial: &str) -> String {
+        match &self.refusal {
+            Some(refusal) => refusal.clone(),
+            None => crate::texts::denied_with_feedback(denial, self.feedback.as_deref()),
+        }
+    }
 }
 
 /// Which button the user pressed (Cline's ask responses).

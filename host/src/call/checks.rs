@@ -45,6 +45,22 @@ pub fn path_values(spec: &ToolSpec, params: &Map<String, Value>) -> Vec<String> 
         .collect()
 }
 
+/// The parameters an approval shows besides the paths: every one given, as text, in the
+/// spec's order.
+pub fn shown_params<'a>(spec: &'a ToolSpec, params: &Map<String, Value>) -> Vec<(&'a str, String)> {
+    let Some(properties) = spec.input_schema["properties"].as_object() else {
+        return Vec::new();
+    };
+    properties
+        .keys()
+        .filter(|name| !spec.path_params.contains(name))
+        .filter_map(|name| {
+            let value = params.get(name).and_then(value_as_string)?;
+            (!value.is_empty()).then_some((name.as_str(), value))
+        })
+        .collect()
+}
+
 /// One verdict per path, each resolved once for the call.
 pub fn verdicts(workspace: &Workspace, paths: &[String]) -> Vec<PathVerdict> {
     paths.iter().map(|p| workspace.verdict(p)).collect()

@@ -220,11 +220,16 @@ impl Host {
                 tool: name.to_string(),
                 category,
                 path: paths.first().cloned(),
-                message: approval::message(name, verdicts.first()),
+                message: approval::message(
+                    name,
+                    category,
+                    verdicts.first(),
+                    &checks::shown_params(&tool.spec, params),
+                ),
             };
             let (decision, _) = self.decide_approval_for(&request, inside, subagent, ui);
             if !decision.approved {
-                return Err(denied(decision.feedback));
+                return Err(denied(Some(&decision)));
             }
         }
         for handler in self.sessions.to_close_before(tool) {

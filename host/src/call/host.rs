@@ -279,11 +279,8 @@ impl Host {
         } else {
             "denied"
         };
-        ui.say(
-            "approval",
-            &format!("{}: {verdict} ({how})", request.message),
-            false,
-        );
+        let operation = request.message.lines().next().unwrap_or_default();
+        ui.say("approval", &format!("{operation} {verdict} ({how})"), false);
         (decision, how)
     }
 

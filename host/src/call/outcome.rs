@@ -2,7 +2,7 @@
 
 use crate::error::{CallError, ErrorKind};
 use serde::Serialize;
-use tool_api::model::{ContentBlock, ToolContent};
+use tool_api::model::{ApprovalDecision, ContentBlock, ToolContent};
 use tool_api::texts;
 
 /// What a call produced.
@@ -168,10 +168,12 @@ impl CallOutcome {
     }
 }
 
-/// The error of a call the user, a rule or a hook denied, with the user's feedback.
-pub(super) fn denied(feedback: Option<String>) -> CallError {
-    CallError::new(
-        ErrorKind::Denied,
-        texts::denied_with_feedback(texts::TOOL_DENIED, feedback.as_deref()),
-    )
+/// The error of a call the user, a rule or a hook denied (`None`: a hook), as the decision
+/// says ([`ApprovalDecision::denial`]).
+pub(super) fn denied(decision: Option<&ApprovalDecision>) -> CallError {
+    let text = match decision {
+        Some(decision) => decision.denial(texts::TOOL_DENIED),
+        None => texts::TOOL_DENIED.to_string(),
+    };
+    CallError::new(ErrorKind::Denied, text)
 }

@@ -48,10 +48,12 @@ impl Host {
             tool: name.clone(),
             category,
             path: paths.first().cloned(),
-            message: format!(
-                "{} (asked again: the path changed after it was checked)",
-                approval::message(&name, first)
-            ),
+            message: asked_again(&approval::message(
+                &name,
+                category,
+                first,
+                &checks::shown_params(&ready.tool.spec, &ready.params),
+            )),
         };
         let inside = verdicts.iter().all(|v| v.inside_workspace);
         let ui = self.ui_for(&ready.options);
@@ -59,7 +61,7 @@ impl Host {
         if decision.approved {
             Ok(())
         } else if how == approval::BY_THE_USER {
-            Err(denied(decision.feedback))
+            Err(denied(Some(&decision)))
         } else {
             let now = first.map_or_else(|| name.clone(), |v| v.shown());
             Err(CallError::new(
@@ -70,5 +72,14 @@ impl Host {
                 ),
             ))
         }
+    }
+}
+
+/// An approval's message asked a second time: its first line says why.
+fn asked_again(message: &str) -> String {
+    const WHY: &str = " (asked again: the path changed after it was checked)";
+    match message.split_once('\n') {
+        Some((operation, rest)) => format!("{operation}{WHY}\n{rest}"),
+        None => format!("{message}{WHY}"),
     }
 }

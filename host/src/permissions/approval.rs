@@ -58,11 +58,13 @@ pub struct Asked<'a> {
 pub const BY_THE_USER: &str = "by the user";
 
 /// The decision on `request`, and how it was reached (for the `approval` event): `--yes`,
-/// the settings, the user, or nobody to ask.
+/// the settings, the user, or nobody to ask. A refusal the user did not make says who made
+/// it and the setting that allows the operation ([`ApprovalDecision::refusal`]).
 pub fn decide(request: &ApprovalRequest, asked: &Asked<'_>) -> (ApprovalDecision, &'static str) {
     let approved = ApprovalDecision {
         approved: true,
         feedback: None,
+        refusal: None,
     };
     if asked.mode == ApprovalMode::ApproveAll {
         return (approved, "--yes");
@@ -70,37 +72,100 @@ pub fn decide(request: &ApprovalRequest, asked: &Asked<'_>) -> (ApprovalDecision
     if auto_approves(asked.auto_approve, request.category, asked.inside) {
         return (approved, "auto-approved by the settings");
     }
-    let refused = |feedback| ApprovalDecision {
+    let by_user = |feedback| ApprovalDecision {
         approved: false,
         feedback,
+        refusal: None,
+    };
+    let refused = |who: &str, how: &'static str| {
+        let refusal = format!(
+            "{} was not run: it needs the user's approval, and {who}. {} allows it.",
+            request.tool,
+            allowing(request.category, asked.inside)
+        );
+        let decision = ApprovalDecision {
+            approved: false,
+            feedback: None,
+            refusal: Some(refusal),
+        };
+        (decision, how)
     };
     if asked.subagent {
-        return (
-            refused(None),
+        return refused(
+            "subagents do not ask the user",
             "not auto-approved, and subagents do not ask the user",
         );
     }
     match asked.mode {
         ApprovalMode::Ask => match asked.ui.ask("tool", &request.message) {
             Some(reply) if reply.response == AskResponse::Yes => (approved, BY_THE_USER),
-            Some(reply) => (refused(reply.text.filter(|t| !t.is_empty())), BY_THE_USER),
-            None => (refused(None), "nobody to ask"),
+            Some(reply) => (by_user(reply.text.filter(|t| !t.is_empty())), BY_THE_USER),
+            None => refused(
+                "nobody answered (the client cannot ask its user, or no answer came in time)",
+                "nobody to ask",
+            ),
         },
-        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => {
-            (refused(None), "not auto-approved and no terminal to ask")
-        }
+        ApprovalMode::ApproveAll | ApprovalMode::DenyUnlessAuto => refused(
+            "there is nobody to ask (no terminal, and the frontend asks nothing)",
+            "not auto-approved and no terminal to ask",
+        ),
     }
 }
 
-/// The message of the host's own approval request for a call of `tool` whose first path
-/// parameter has `verdict`: the path, and where it really leads when a link makes that
-/// somewhere else (`PathVerdict::shown`).
-pub fn message(tool: &str, verdict: Option<&PathVerdict>) -> String {
-    match verdict {
-        Some(v) if v.inside_workspace => format!("{tool} wants to use {}", v.shown()),
-        Some(v) => format!("{tool} wants to use {} (outside the workspace)", v.shown()),
-        None => format!("{tool} wants to run"),
+/// The settings that auto-approve `category` (inside the workspace or not), as a user
+/// writes them, or `--yes`.
+fn allowing(category: ApprovalCategory, inside: bool) -> String {
+    let keys: &[&str] = match (category, inside) {
+        (ApprovalCategory::Read, true) => &["read_files"],
+        (ApprovalCategory::Read, false) => &["read_files", "read_files_externally"],
+        (ApprovalCategory::Edit, true) => &["edit_files"],
+        (ApprovalCategory::Edit, false) => &["edit_files", "edit_files_externally"],
+        (ApprovalCategory::SafeCommand, _) => &["execute_safe_commands"],
+        (ApprovalCategory::Command, _) => &["execute_safe_commands", "execute_all_commands"],
+        (ApprovalCategory::Browser, _) => &["use_browser"],
+        (ApprovalCategory::Web, _) => &["use_web"],
+        (ApprovalCategory::Mcp, _) => &["use_mcp"],
+    };
+    let settings: Vec<String> = keys.iter().map(|key| format!("{key} = true")).collect();
+    format!(
+        "[auto_approve] {} in the settings, or --yes,",
+        settings.join(" and ")
+    )
+}
+
+/// Lines of one parameter an approval shows, at most.
+const SHOWN_LINES: usize = 20;
+
+/// The message of the host's own approval request for a call of `tool` (approved as
+/// `category`) whose first path parameter has `verdict`: a question naming the path, and
+/// where it really leads when a link makes that somewhere else (`PathVerdict::shown`); then
+/// the call's other parameters (`shown`), each cut to its first lines, so that the user sees
+/// what is approved. The first line alone names the operation (the `approval` event's).
+pub fn message(
+    tool: &str,
+    category: ApprovalCategory,
+    verdict: Option<&PathVerdict>,
+    shown: &[(&str, String)],
+) -> String {
+    let verb = match category {
+        ApprovalCategory::Read => "read",
+        ApprovalCategory::Edit => "change",
+        _ => "use",
+    };
+    let mut message = match verdict {
+        Some(v) if v.inside_workspace => format!("Let {tool} {verb} {}?", v.shown()),
+        Some(v) => format!("Let {tool} {verb} {} (outside the workspace)?", v.shown()),
+        None => format!("Let {tool} run?"),
+    };
+    for (name, value) in shown {
+        let lines: Vec<&str> = value.lines().collect();
+        message.push_str(&format!("\n\n{name}: "));
+        message.push_str(&lines[..lines.len().min(SHOWN_LINES)].join("\n"));
+        if lines.len() > SHOWN_LINES {
+            message.push_str(&format!("\n… {} more lines", lines.len() - SHOWN_LINES));
+        }
     }
+    message
 }
 
 #[cfg(test)]
@@ -120,6 +185,41 @@ mod tests {
         s.read_files_externally = false;
         assert!(!auto_approves(&s, ApprovalCategory::Read, false));
         assert!(auto_approves(&s, ApprovalCategory::Read, true));
+    }
+
+    #[test]
+    fn a_refusal_nobody_made_says_so_and_names_the_setting() {
+        let request = ApprovalRequest {
+            tool: "write_to_file".into(),
+            category: ApprovalCategory::Edit,
+            path: None,
+            message: "write a.txt".into(),
+        };
+        let settings = AutoApprove::default();
+        let asked = |mode, subagent, inside| Asked {
+            mode,
+            auto_approve: &settings,
+            inside,
+            subagent,
+            ui: &crate::ui::HeadlessUi,
+        };
+        let (decision, how) = decide(&request, &asked(ApprovalMode::DenyUnlessAuto, false, true));
+        assert_eq!(how, "not auto-approved and no terminal to ask");
+        assert_eq!(
+            decision.denial(tool_api::texts::TOOL_DENIED),
+            "write_to_file was not run: it needs the user's approval, and there is nobody to ask \
+             (no terminal, and the frontend asks nothing). [auto_approve] edit_files = true in \
+             the settings, or --yes, allows it."
+        );
+        let (decision, _) = decide(&request, &asked(ApprovalMode::Ask, true, false));
+        assert_eq!(
+            decision.refusal.as_deref(),
+            Some(
+                "write_to_file was not run: it needs the user's approval, and subagents do not \
+                 ask the user. [auto_approve] edit_files = true and edit_files_externally = true \
+                 in the settings, or --yes, allows it."
+            )
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //!    deletes are checked against `.clineignore` and read ([`files`]).
 //! 2. [`parser`]: the patch's actions, every hunk placed in its file by [`matching`].
 //! 3. [`plan`]: every file's new content computed in memory ([`apply`]), every destination
-//!    checked; then one approval per touched file.
+//!    checked; then one approval for the whole patch ([`question`]).
 //! 4. [`commit`]: all files written or removed together, or none.
 //!
 //! A stage that refuses returns a [`Failure`] ([`error`]).
@@ -18,9 +18,13 @@
 //! files; a failure part-way leaves every file as it was; a patch with no file section at all
 //! is an error (Cline reports success having changed nothing).
 //!
-//! Approval: one request per touched file (a move touches two), in patch order, all before any
-//! write. Each request names its file, so the host applies the inside/outside-workspace rule to
-//! each file on its own; a single request could only carry one path. A refusal changes nothing.
+//! Approval: one question for the whole patch, listing every file with what the patch does to
+//! it and the lines it adds and removes (Cline asks once per file; a patch is applied whole or
+//! not at all, so it is approved whole). The request names a file outside the workspace when
+//! there is one, so the host's inside/outside-workspace rule holds for every file: a patch that
+//! reaches outside needs what an edit outside needs. With a file outside, the question comes
+//! before any file is read; otherwise after planning, so a patch that cannot apply asks nobody.
+//! A refusal changes nothing.
 
 pub mod apply;
 pub mod commit;
@@ -31,10 +35,11 @@ pub mod matching;
 pub mod parser;
 pub mod plan;
 pub mod preprocess;
+mod question;
 pub mod report;
 mod texts;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::json;
 use tool_api::sdk::prelude::*;
@@ -80,18 +85,24 @@ impl Tool for ApplyPatch {
 /// lines the hunks start at.
 fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
     let lines = preprocess::patch_lines(input).map_err(Failure::from)?;
-    let mut approved_outside = HashSet::new();
-    for (path, tool) in preprocess::patch_paths(input) {
+    // Each path the patch names, and where it leads as the user is shown it.
+    let mut outside: Vec<(String, String)> = Vec::new();
+    let mut shown = HashMap::new();
+    for (path, _) in preprocess::patch_paths(input) {
         let verdict = checked_verdict(&path, ctx)?;
-        if !verdict.inside_workspace && approved_outside.insert(verdict.resolved.clone()) {
-            let file = Touched {
-                path: path.clone(),
-                verdict,
-                tool,
-                start_line_numbers: Vec::new(),
-            };
-            approve(ctx, &file, ui_message(&file, input))?;
+        if !verdict.inside_workspace {
+            outside.push((path.clone(), verdict.shown()));
         }
+        shown.insert(path, verdict.shown());
+    }
+    let changes = preprocess::changes(input);
+    let shown = |path: &str| shown.get(path).cloned().unwrap_or_else(|| path.to_string());
+    let outside_shown: Vec<String> = outside.iter().map(|(_, s)| s.clone()).collect();
+    let question = || question::text(&changes, &shown, &outside_shown);
+    let mut approved = false;
+    if let Some((first, _)) = outside.first() {
+        approve(ctx, first, question())?;
+        approved = true;
     }
     let loaded = load_files(input, ctx)?;
     let texts: HashMap<String, String> = loaded
@@ -112,10 +123,8 @@ fn apply_patch(input: &str, ctx: &Ctx<'_>) -> ToolResult {
         .iter()
         .map(|file| ui_message(file, input))
         .collect();
-    for (file, message) in plan.touched.iter().zip(&messages) {
-        if !approved_outside.contains(&file.verdict.resolved) {
-            approve(ctx, file, message.clone())?;
-        }
+    if let (false, Some(first)) = (approved, plan.touched.first()) {
+        approve(ctx, &first.path, question())?;
     }
     for message in &messages {
         ctx.say("tool", message);
@@ -159,13 +168,13 @@ fn load_files(input: &str, ctx: &Ctx<'_>) -> Result<HashMap<String, Loaded>, Fai
     Ok(loaded)
 }
 
-/// Asks for the approval to change one file; a denial ends the patch.
-fn approve(ctx: &Ctx<'_>, file: &Touched, message: String) -> Result<(), ToolError> {
+/// Asks for the approval of the patch, its request naming `path`; a denial ends the patch.
+fn approve(ctx: &Ctx<'_>, path: &str, message: String) -> Result<(), ToolError> {
     ctx.approve(
         &ApprovalRequest {
             tool: "apply_patch".to_string(),
             category: ApprovalCategory::Edit,
-            path: Some(file.path.clone()),
+            path: Some(path.to_string()),
             message,
         },
         texts::PATCH_DENIED,

@@ -101,6 +101,57 @@ pub fn patch_paths(input: &str) -> Vec<(String, &'static str)> {
     paths
 }
 
+/// One file's change as the patch states it, for the question the user approves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// `add`, `update` or `delete`.
+    pub kind: &'static str,
+    /// The path as the patch names it.
+    pub path: String,
+    /// Where an update moves the file.
+    pub moved_to: Option<String>,
+    /// Lines the patch adds (`+`).
+    pub added: usize,
+    /// Lines the patch removes (`-`).
+    pub removed: usize,
+}
+
+/// Every file section of the patch, in patch order, with the lines it adds and removes:
+/// read from the patch alone, before any file is.
+pub fn changes(input: &str) -> Vec<Change> {
+    let raw: Vec<&str> = input.split('\n').collect();
+    let mut changes: Vec<Change> = Vec::new();
+    for line in strip_wrappers(&raw) {
+        let line = line.trim_end_matches('\r');
+        let section = [(ADD, "add"), (UPDATE, "update"), (DELETE, "delete")]
+            .into_iter()
+            .find_map(|(prefix, kind)| line.strip_prefix(prefix).map(|rest| (rest, kind)));
+        if let Some((rest, kind)) = section {
+            changes.push(Change {
+                kind,
+                path: js::trim(rest).to_string(),
+                moved_to: None,
+                added: 0,
+                removed: 0,
+            });
+            continue;
+        }
+        let Some(change) = changes.last_mut() else {
+            continue;
+        };
+        if let Some(rest) = line.strip_prefix(MOVE) {
+            change.moved_to = Some(js::trim(rest).to_string());
+        } else if line.starts_with("***") {
+            continue;
+        } else if line.starts_with('+') {
+            change.added += 1;
+        } else if line.starts_with('-') {
+            change.removed += 1;
+        }
+    }
+    changes
+}
+
 /// Cline's `stripBashWrapper`: outside the patch, wrapper lines are dropped; before any
 /// `*** Begin Patch`, only lines that look like patch content are kept (and blank lines once
 /// some content was seen); trailing blank lines go. Input with neither a Begin line nor any
@@ -154,6 +205,27 @@ fn looks_like_patch(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changes_count_each_files_added_and_removed_lines() {
+        let patch = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n one\n-two\n+TWO\n+2\n\
+                     *** Add File: new.txt\n+x\n*** Delete File: old.txt\n*** End Patch";
+        let change = |kind, path: &str, moved_to: Option<&str>, added, removed| Change {
+            kind,
+            path: path.to_string(),
+            moved_to: moved_to.map(str::to_string),
+            added,
+            removed,
+        };
+        assert_eq!(
+            changes(patch),
+            [
+                change("update", "a.txt", Some("b.txt"), 2, 1),
+                change("add", "new.txt", None, 1, 0),
+                change("delete", "old.txt", None, 0, 0),
+            ]
+        );
+    }
 
     fn lines(input: &str) -> Result<Vec<String>, String> {
         patch_lines(input).map_err(|e| e.0)

@@ -63,7 +63,9 @@ impl Tool for AttemptCompletion {
                 }),
             }
         }
-        match ctx.ask("completion_result", "") {
+        // Cline asks with an empty text (its UI shows the result above); a frontend that
+        // shows only the question gets the result with it.
+        match ctx.ask("completion_result", &result) {
             Ok(reply) if reply.response != AskResponse::Yes => {
                 let feedback = reply.text.unwrap_or_default();
                 ctx.say("user_feedback", &feedback);

@@ -228,14 +228,15 @@ impl Tool for ExecuteCommand {
         } else {
             ApprovalCategory::SafeCommand
         };
-        let message = if escalated && !wrap.argv_prefix.is_empty() {
-            format!(
-                "{command}\n\n(outside the sandbox: it may write anywhere you can, reach the \
-                 network and read files .clineignore hides)"
-            )
+        // The command first (Cline's ask text), then where and how it runs.
+        let how = if escalated && !wrap.argv_prefix.is_empty() {
+            "outside the sandbox: it may write anywhere you can, reach the network and read \
+             files .clineignore hides"
+                .to_string()
         } else {
-            command.clone()
+            sandbox::summary(&wrap)
         };
+        let message = format!("{command}\n\n(in {}; {how})", cwd.display());
         let decision = ctx.request_approval(&ApprovalRequest {
             tool: call.name.clone(),
             category,
@@ -243,7 +244,10 @@ impl Tool for ExecuteCommand {
             message,
         })?;
         if !decision.approved {
-            return Err(denied(decision.feedback));
+            return Err(ToolError::new(
+                ToolErrorKind::DENIED,
+                decision.denial(texts::TOOL_DENIED),
+            ));
         }
         ctx.say("command", &command);
 
@@ -372,13 +376,6 @@ pub fn unescape_html(command: &str) -> String {
         .replace("&amp;", "&")
         .replace("&apos;", "'")
         .replace('\u{FFFD}', "")
-}
-
-fn denied(feedback: Option<String>) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::DENIED,
-        texts::denied_with_feedback(texts::TOOL_DENIED, feedback.as_deref()),
-    )
 }
 
 tool_api::submit_tool!(ExecuteCommand);

@@ -277,6 +277,29 @@ fn sandbox_note(wrap: &Wrap, lower: &[String]) -> Option<String> {
     ))
 }
 
+/// The sandbox a command will run in, as the user approving it reads it.
+pub fn summary(wrap: &Wrap) -> String {
+    if wrap.argv_prefix.is_empty() {
+        return "no sandbox: it can do whatever you can".to_string();
+    }
+    let writes = match wrap.mode.as_str() {
+        "read-only" => "it writes nothing",
+        "workspace-write" => "it writes only in the workspace",
+        _ => "it may write anywhere you can",
+    };
+    let network = match (wrap.network, wrap.egress_proxy) {
+        (true, _) => "reaches the network directly",
+        (false, true) => "reaches the network only through the egress proxy",
+        (false, false) => "has no network",
+    };
+    let reads = if wrap.read == "workspace" {
+        ", reads only the workspace, the system and the toolchains"
+    } else {
+        ""
+    };
+    format!("sandbox {}: {writes}, {network}{reads}", wrap.mode)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +323,29 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_summary_says_what_the_sandbox_lets_a_command_do() {
+        let proxied = Wrap {
+            egress_proxy: true,
+            read: "workspace".into(),
+            ..confined(false)
+        };
+        assert_eq!(
+            summary(&proxied),
+            "sandbox workspace-write: it writes only in the workspace, reaches the network \
+             only through the egress proxy, reads only the workspace, the system and the \
+             toolchains"
+        );
+        assert_eq!(
+            summary(&confined(false)),
+            "sandbox workspace-write: it writes only in the workspace, has no network"
+        );
+        assert_eq!(
+            summary(&Wrap::default()),
+            "no sandbox: it can do whatever you can"
+        );
     }
 
     #[test]

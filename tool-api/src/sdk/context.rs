@@ -163,7 +163,8 @@ impl<'a> Ctx<'a> {
 
     /// Asks for approval and turns a refusal into the tool's result: `DENIED` with Cline's
     /// denial text and the user's feedback ([`crate::texts::denied_with_feedback`] of
-    /// `denial`, usually [`crate::texts::TOOL_DENIED`]).
+    /// `denial`, usually [`crate::texts::TOOL_DENIED`]), or, when the user was not the one
+    /// who refused, who did and what would allow it ([`ApprovalDecision::denial`]).
     pub fn approve(&self, request: &ApprovalRequest, denial: &str) -> Result<(), ToolError> {
         let decision = self.request_approval(request)?;
         if decision.approved {
@@ -171,7 +172,7 @@ impl<'a> Ctx<'a> {
         } else {
             Err(ToolError::new(
                 ToolErrorKind::DENIED,
-                crate::texts::denied_with_feedback(denial, decision.feedback.as_deref()),
+                decision.denial(denial),
             ))
         }
     }

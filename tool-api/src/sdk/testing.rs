@@ -214,6 +214,7 @@ impl HostServices for TestHost {
         let decision = ApprovalDecision {
             approved: true,
             feedback: None,
+            refusal: None,
         };
         ROk(RString::from(
             serde_json::to_string(&decision).unwrap_or_default(),
