@@ -31,6 +31,7 @@ mod mcp_client;
 mod mcp_http;
 mod mcp_http_limits;
 mod mcp_http_origin;
+mod mcp_modern;
 mod mcp_questions;
 mod mcp_remote;
 mod mcp_results;

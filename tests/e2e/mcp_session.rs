@@ -239,7 +239,7 @@ fn node_modules() -> PathBuf {
 }
 
 /// Writes `script`, runs it with the config as its argument, and returns the JSON it prints.
-fn run_script(
+pub(crate) fn run_script(
     program: &str,
     envs: &[(&str, &std::ffi::OsStr)],
     script: &str,

@@ -23,7 +23,7 @@ pub mod policy;
 mod proxy;
 pub mod rules;
 mod splice;
-mod tokens;
+pub mod tokens;
 
 pub use error::EgressError;
 pub use grant::{Answer, Asker, Grant};

@@ -14,7 +14,7 @@ type Clients = HashMap<String, (Arc<Grant>, Instant)>;
 
 static CLIENTS: Mutex<Option<Clients>> = Mutex::new(None);
 
-/// A new random token.
+/// A new random token: 24 bytes of the operating system's randomness, in hex.
 pub fn new_token() -> String {
     let mut bytes = [0u8; 24];
     rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);

@@ -98,19 +98,17 @@ pub fn token(file: Option<&std::path::Path>) -> Result<String, FrontendError> {
     {
         return Ok(token.trim().to_string());
     }
-    let mut bytes = [0u8; 32];
-    rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
-    let token = hex::encode(bytes);
+    let token = crate::egress::tokens::new_token();
     eprintln!("toolhost mcp: no token set (--token-file or TOOLHOST_MCP_TOKEN); clients must send: Authorization: Bearer {token}");
     Ok(token)
 }
 
-/// Serves `base`'s plugins over HTTP until the process ends; every session is a new task of
-/// `base` built by `session`.
+/// Serves `base`'s plugins over HTTP until the process ends; every session (and every
+/// 2026-07-28 request, which has none) is served by a server `session` makes.
 pub async fn serve(
     base: Arc<Host>,
     options: HttpOptions,
-    session: impl Fn(&Host) -> std::io::Result<McpServer> + Send + Sync + 'static,
+    session: impl Fn(&Arc<Host>) -> McpServer + Send + Sync + 'static,
 ) -> Result<(), FrontendError> {
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
@@ -148,7 +146,8 @@ pub async fn serve(
         to_usize(limits.max_sessions),
     ));
     let factory_base = base.clone();
-    let mcp = StreamableHttpService::new(move || session(&factory_base), sessions.clone(), config);
+    let mcp =
+        StreamableHttpService::new(move || Ok(session(&factory_base)), sessions.clone(), config);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout());

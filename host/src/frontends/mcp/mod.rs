@@ -29,15 +29,21 @@
 //!   Lines are read by [`transport`] (JSON-RPC errors for what cannot be served, the
 //!   size limit). The server exits when stdin closes.
 
+mod ask;
+mod calls;
 pub(crate) mod http;
 mod http_conns;
 mod http_sessions;
+mod input_required;
 pub mod log;
+mod modern;
 mod peer_origin;
 mod questions;
 mod result;
 mod roots;
+mod running;
 mod server;
+mod shared;
 
 pub use server::McpServer;
 mod stdio;
@@ -54,7 +60,7 @@ use super::FrontendError;
 use crate::permissions::ApprovalMode;
 use crate::ui::Ui;
 use crate::{Host, RootSpec};
-use roots::{follows_client_roots, root_specs};
+use roots::follows_client_roots;
 use stdio as protocol_stdio;
 use transport::LineTransport;
 use ui::{ClientLink, McpUi};
@@ -121,7 +127,8 @@ pub fn run(
         client.set_ask_timeout(host.settings().limits.ask_timeout());
         let server = McpServer::new(host.clone())
             .with_client(client)
-            .following_roots(follows_client_roots(&roots, &host));
+            .following_roots(follows_client_roots(&roots, &host))
+            .watching(args.hot_swap.watch);
         let limit = usize::try_from(host.settings().limits.max_request_bytes).unwrap_or(usize::MAX);
         let transport = LineTransport::new(input, output, limit.max(1), server.session.clone());
         let code = serve(server, transport).await;
@@ -162,18 +169,15 @@ fn run_http(
         Box::new(crate::ui::HeadlessUi),
     )?;
     let follow_roots = follows_client_roots(&args.workspace.roots(), &base);
+    let shared = shared::Shared::new(&base, base.settings().limits.ask_timeout());
+    let watched = args.hot_swap.watch;
     let served = runtime.block_on(http::serve(base.clone(), options, move |base| {
         let client = ClientLink::default();
         client.set_ask_timeout(base.settings().limits.ask_timeout());
-        let workspace = crate::permissions::Workspace::with_roots(&root_specs(base.workspace()))?;
-        let task = base.new_task(crate::TaskConfig {
-            workspace,
-            ui: Box::new(McpUi::new(client.clone())),
-            approval,
-        });
-        Ok(McpServer::new(task)
+        McpServer::for_session(base.clone(), shared.clone())
             .with_client(client)
-            .following_roots(follow_roots))
+            .following_roots(follow_roots)
+            .watching(watched)
     }));
     base.registry().shutdown();
     runtime.shutdown_background();

@@ -1,28 +1,27 @@
 //! The MCP server of one session ([`McpServer`]): its task over the client's roots, its
-//! `tools/list`, its calls (each on a call thread of its own, its cancellation a child of the
-//! session's) and the protocol's handlers.
+//! `tools/list` and the protocol's handlers; its calls are [`super::calls`]'.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::{Peer, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
-use tool_api::texts;
+use tokio::sync::broadcast;
 
-use super::result;
-use super::roots::{client_roots, ROOT_REFUSED};
-use super::stdio as protocol_stdio;
-use super::ui::{CallUi, ClientLink, McpUi};
+use super::roots::{client_roots, root_specs, ROOT_REFUSED};
+use super::shared::Shared;
+use super::ui::{ClientLink, McpUi};
 use crate::agent::schema::{render, SchemaFormat};
-use crate::call::{CallOptions, CallScope};
 use crate::plugins::handler::Cancellation;
-use crate::ui::Ui;
 use crate::{Host, RegisteredTool, RootSpec};
+
+/// How long a client may keep the tool list (`ttlMs`) when the host does not watch its
+/// libraries: five minutes.
+const TOOLS_TTL_MS: u64 = 300_000;
 
 /// Sends `notifications/tools/list_changed` to `peer` after every hot swap, for as long as the
 /// session lasts.
@@ -42,29 +41,66 @@ fn announce_tool_changes(host: &Host, peer: Peer<RoleServer>) {
     });
 }
 
-/// The MCP server of one session over one [`Host`] (the session's task).
+/// The MCP server of one session over one [`Host`] (the session's task, or, over HTTP, the
+/// plugins' base whose task the session makes on its first call).
 #[derive(Clone)]
 pub struct McpServer {
-    host: Arc<Host>,
+    pub(super) host: Arc<Host>,
     /// Where the host's [`McpUi`] sends events, and the level the client asked for.
     pub(super) client: ClientLink,
     /// Cancelled when the session ends; every call's cancellation is a child of it.
     pub(super) session: Arc<Cancellation>,
     /// Whether the workspace is the client's roots (no `--cwd` was given).
     follow_roots: bool,
-    /// The task over the client's roots, once asked for; `None` again when they change.
+    /// Whether calls run in a task of the session's own, made on its first call (`--http`;
+    /// `host` is then the base).
+    session_task: bool,
+    /// The session's task (over the client's roots, when followed), once made; `None` again
+    /// when the roots change.
     rooted: Arc<tokio::sync::Mutex<Option<Arc<Host>>>>,
+    /// What every server of the process shares.
+    pub(super) shared: Arc<Shared>,
+    /// How long a client may keep the tool list (`ttlMs`).
+    tools_ttl_ms: u64,
 }
 
 impl McpServer {
-    /// A server for the tools `host` has loaded.
+    /// A server for the tools `host` has loaded, its calls in `host`'s task.
     pub fn new(host: Arc<Host>) -> Self {
+        let shared = Shared::new(&host, host.settings().limits.ask_timeout());
         Self {
             host,
             client: ClientLink::default(),
             session: Arc::default(),
             follow_roots: false,
+            session_task: false,
             rooted: Arc::default(),
+            shared,
+            tools_ttl_ms: TOOLS_TTL_MS,
+        }
+    }
+
+    /// A server of one HTTP session over the plugins of `base`, its calls in a task of the
+    /// session's own (2026-07-28 requests: in the conversation task of `shared`).
+    pub fn for_session(base: Arc<Host>, shared: Arc<Shared>) -> Self {
+        Self {
+            host: base,
+            client: ClientLink::default(),
+            session: Arc::default(),
+            follow_roots: false,
+            session_task: true,
+            rooted: Arc::default(),
+            shared,
+            tools_ttl_ms: TOOLS_TTL_MS,
+        }
+    }
+
+    /// The same server for a host that watches its libraries (`--watch`): the tool list may
+    /// change at any time, so clients keep none (`ttlMs` 0).
+    pub fn watching(self, watched: bool) -> Self {
+        Self {
+            tools_ttl_ms: if watched { 0 } else { TOOLS_TTL_MS },
+            ..self
         }
     }
 
@@ -76,23 +112,47 @@ impl McpServer {
         }
     }
 
-    /// The task a call runs in: the session's host, or, following the client's roots, a task
-    /// over them (asked for with `roots/list` on the first call after a change). `/` is never
-    /// an implicit workspace.
-    async fn task(&self, peer: &Peer<RoleServer>) -> Result<Arc<Host>, String> {
-        if !self.follow_roots {
+    /// The task a call runs in: the session's host, a task of the session's own (`--http`),
+    /// or, following the client's roots, a task over them (asked for with `roots/list` on the
+    /// first call after a change). A `modern` (2026-07-28) request has no session: over HTTP it
+    /// runs in the process's conversation task, and its client is not asked for roots (a
+    /// request of the server's own is not allowed then). `/` is never an implicit workspace.
+    pub(super) async fn task(
+        &self,
+        peer: &Peer<RoleServer>,
+        modern: bool,
+    ) -> Result<Arc<Host>, String> {
+        if modern && self.session_task {
+            return self.shared.conversation(&self.host).await;
+        }
+        if !self.follow_roots && !self.session_task {
             return Ok(self.host.clone());
         }
         let mut rooted = self.rooted.lock().await;
         if let Some(task) = rooted.as_ref() {
             return Ok(task.clone());
         }
-        let dirs = client_roots(peer).await?;
+        let dirs = if self.follow_roots && !modern {
+            client_roots(peer).await?
+        } else {
+            Vec::new()
+        };
         let task = if dirs.is_empty() {
-            if self.host.workspace().cwd() == std::path::Path::new("/") {
+            if self.follow_roots && self.host.workspace().cwd() == std::path::Path::new("/") {
                 return Err(ROOT_REFUSED.to_string());
             }
-            self.host.clone()
+            if self.session_task {
+                let workspace =
+                    crate::permissions::Workspace::with_roots(&root_specs(self.host.workspace()))
+                        .map_err(|e| format!("cannot open the workspace: {e}"))?;
+                self.host.new_task(crate::TaskConfig {
+                    workspace,
+                    ui: Box::new(McpUi::new(self.client.clone())),
+                    approval: self.host.approval_mode(),
+                })
+            } else {
+                self.host.clone()
+            }
         } else {
             if dirs.iter().any(|d| d == std::path::Path::new("/")) {
                 return Err(ROOT_REFUSED.to_string());
@@ -140,7 +200,7 @@ impl McpServer {
     /// The tool called `name`: a loaded plugin's at once; a run-time tool (an MCP server's,
     /// whose lookup may start that server) is looked up on the blocking pool, so that the
     /// protocol goes on meanwhile (pings, cancellations, other calls).
-    async fn find_tool(&self, name: &str) -> Option<Arc<RegisteredTool>> {
+    pub(super) async fn find_tool(&self, name: &str) -> Option<Arc<RegisteredTool>> {
         let registry = self.host.registry();
         if let Some(tool) = registry.get(name) {
             return Some(tool.clone());
@@ -156,77 +216,6 @@ impl McpServer {
                 None
             }
         }
-    }
-
-    /// Runs one `tools/call` on the host; `None` when no tool has that name. Cancelling
-    /// `cancelled` (the request's token) cancels the call; its events go out as progress with
-    /// `progress` (the request's token).
-    pub async fn call(
-        &self,
-        name: &str,
-        arguments: Option<Value>,
-        cancelled: CancellationToken,
-        progress: Option<ProgressToken>,
-        peer: &Peer<RoleServer>,
-    ) -> Option<CallToolResult> {
-        let tool = self.find_tool(name).await?;
-        let host = match self.task(peer).await {
-            Ok(host) => host,
-            Err(refused) => {
-                return Some(CallToolResult::error(vec![ContentBlock::text(
-                    texts::tool_error(&refused),
-                )]))
-            }
-        };
-        let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
-        let cancellation = self.session.child();
-        let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
-            self.client.clone(),
-            progress,
-            cancellation.clone(),
-        ));
-        let client = self.client.clone();
-        let options = CallOptions {
-            cancellation: Some(cancellation.clone()),
-            ui: Some(ui),
-            scope: CallScope::new(move |call| super::log::in_session(&client, call)),
-        };
-        // The call runs on a call thread of its own; this task waits for it, keeping its
-        // timeout, and passes on the client's cancellation.
-        let (sender, mut delivered) = tokio::sync::oneshot::channel();
-        let deliver = move |outcome| {
-            let _ = sender.send(outcome);
-        };
-        let pending = match host.start_call(&tool, params, &options, deliver) {
-            Ok(pending) => pending,
-            Err(outcome) => return Some(result::call_result(&outcome)),
-        };
-        let mut cancel_passed = false;
-        let outcome = loop {
-            tokio::select! {
-                outcome = &mut delivered => break outcome.unwrap_or_else(|_| pending.lost()),
-                () = cancelled.cancelled(), if !cancel_passed => {
-                    cancellation.cancel();
-                    cancel_passed = true;
-                }
-                () = tokio::time::sleep_until(pending.next_look().into()) => {
-                    if let Some(outcome) = pending.give_up_if_overdue() {
-                        // Also this call's questions to the user, which wait on this token.
-                        cancellation.cancel();
-                        break outcome;
-                    }
-                }
-            }
-        };
-        drop(pending);
-        if Arc::strong_count(&host) == 1 {
-            // The task ended during the call (its roots changed, its session closed). Ending
-            // it tells its handlers (`task_ended`), which may block: not on the protocol's
-            // thread.
-            tokio::task::spawn_blocking(move || drop(host));
-        }
-        protocol_stdio::restore();
-        Some(result::call_result(&outcome))
     }
 }
 
@@ -251,8 +240,14 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        // 2026-07-28 has no `logging/setLevel`: each request names its level in `_meta`.
+        if super::modern::is_modern(&context) {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
         self.client.set_level(request.level);
         Ok(())
     }
@@ -279,7 +274,39 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools()))
+        // The list is the same for every client and changes only by a hot swap (which
+        // `listChanged` announces): public, and cached for a while unless the host watches its
+        // libraries.
+        Ok(ListToolsResult::with_all_items(self.tools())
+            .with_ttl_ms(self.tools_ttl_ms)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    /// A 2026-07-28 client's `subscriptions/listen`: `notifications/tools/list_changed` after
+    /// every hot swap, until the client ends it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.shared.tool_changes();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = changes.recv() => match changed {
+                    Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        if let Err(e) = context.sink().notify_tool_list_changed().await {
+                            tracing::debug!(target: "toolhost::mcp", "tools/list_changed not sent: {e}");
+                            return Ok(());
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
     }
 
     async fn call_tool(
@@ -287,28 +314,6 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request.arguments.map(Value::Object);
-        let progress = context.meta.get_progress_token();
-        super::log::connect_once(
-            &self.client,
-            context.peer.clone(),
-            tokio::runtime::Handle::current(),
-        );
-        match self
-            .call(
-                &request.name,
-                arguments,
-                context.ct.clone(),
-                progress,
-                &context.peer,
-            )
-            .await
-        {
-            Some(result) => Ok(result.into()),
-            None => Err(ErrorData::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                None,
-            )),
-        }
+        self.answer_call(request, context).await
     }
 }

@@ -31,6 +31,7 @@ use rmcp::RoleServer;
 use serde_json::Value;
 use tool_api::model::AskReply;
 
+use super::ask::Questions;
 use super::questions;
 use crate::plugins::handler::Cancellation;
 use crate::ui::{Ui, ERROR_EVENT, NOTIFICATION_EVENT};
@@ -48,9 +49,32 @@ struct Link {
     level: Option<LoggingLevel>,
     /// How long an elicitation waits for the user (`None`: the settings' default).
     ask_timeout: Option<Duration>,
+    /// No log message goes out (a 2026-07-28 request that asked for none).
+    silent: bool,
 }
 
 impl ClientLink {
+    /// The link of one 2026-07-28 request, which carries what a session would: its events go
+    /// to `peer` (the request's own stream), its log messages only at or above `level` (its
+    /// `_meta`'s `logLevel`) and none without one, questions wait `ask_timeout`. The host's own
+    /// log reaches it only from the request's call.
+    pub fn for_request(
+        peer: Peer<RoleServer>,
+        handle: tokio::runtime::Handle,
+        level: Option<LoggingLevel>,
+        ask_timeout: Duration,
+    ) -> Self {
+        let link = Link {
+            peer: Some((peer, handle)),
+            level,
+            ask_timeout: Some(ask_timeout),
+            silent: level.is_none(),
+        };
+        Self {
+            inner: Arc::new(Mutex::new(link)),
+        }
+    }
+
     /// The session is up: events go to `peer`, on the runtime of `handle`. Whether it is the
     /// link's first connection (the host's own log then goes to it too: [`super::log::connect`]).
     pub fn connect(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) -> bool {
@@ -73,6 +97,13 @@ impl ClientLink {
     /// How long an elicitation waits for the user's answer (`[limits] ask_timeout_secs`).
     pub fn set_ask_timeout(&self, timeout: Duration) {
         self.lock().ask_timeout = Some(timeout);
+    }
+
+    /// How long a question waits for the user's answer.
+    pub fn ask_timeout(&self) -> Duration {
+        self.lock()
+            .ask_timeout
+            .unwrap_or_else(|| crate::settings::Limits::default().ask_timeout())
     }
 
     /// The client's `logging/setLevel`.
@@ -107,13 +138,11 @@ impl ClientLink {
     /// Sends one `notifications/message` and waits until it is written, so that it reaches
     /// the client before the call's result.
     fn log(&self, level: LoggingLevel, text: &str) {
-        if self
-            .lock()
-            .level
-            .is_some_and(|least| rank(level) < rank(least))
-        {
+        let link = self.lock();
+        if link.silent || link.level.is_some_and(|least| rank(level) < rank(least)) {
             return;
         }
+        drop(link);
         let message = log_message(level, text);
         self.run(|peer| async move {
             if let Err(e) = peer.notify_logging_message(message).await {
@@ -125,8 +154,9 @@ impl ClientLink {
     /// Whether a host log message at `level` is wanted: at or above the client's level, by
     /// default warnings and errors.
     fn wants_host_log(&self, level: LoggingLevel) -> bool {
-        let least = self.lock().level.unwrap_or(LoggingLevel::Warning);
-        rank(level) >= rank(least)
+        let link = self.lock();
+        let least = link.level.unwrap_or(LoggingLevel::Warning);
+        !link.silent && rank(level) >= rank(least)
     }
 
     /// A host log message ([`super::log`]) from a call's thread: sent before the call's
@@ -192,10 +222,7 @@ impl ClientLink {
             requested_schema: schema,
         };
         let watched = cancellation.cloned();
-        let limit = self
-            .lock()
-            .ask_timeout
-            .unwrap_or_else(|| crate::settings::Limits::default().ask_timeout());
+        let limit = self.ask_timeout();
         // The client is told when its question is void (`notifications/cancelled`), so that
         // it stops showing it: rmcp tells it when the limit passes, and this when the call is
         // cancelled first (by the client, or given up at its timeout).
@@ -309,27 +336,45 @@ fn log_event(link: &ClientLink, kind: &str, text: &str, partial: bool) {
     }
 }
 
+/// How a call's questions reach the client's user.
+#[derive(Clone)]
+pub enum Asking {
+    /// As `elicitation/create` requests of the session (a 2025-11-25 client that declared
+    /// elicitation).
+    Elicitation,
+    /// Through the request that waits for the call (a 2026-07-28 client that declared
+    /// elicitation: an `InputRequiredResult`, or its task's status).
+    Forwarded(Questions),
+    /// Nobody: the client declared no elicitation.
+    Nobody,
+}
+
 /// The UI of one `tools/call`: the session's, plus its events as progress messages when the
-/// client gave a `progressToken`, and questions that give up when the call is cancelled.
+/// client gave a `progressToken`, and questions, asked as [`Asking`] says, that give up when
+/// the call is cancelled.
 pub struct CallUi {
     link: ClientLink,
     progress: Option<ProgressToken>,
     sent: AtomicU32,
     cancellation: Arc<Cancellation>,
+    asking: Asking,
 }
 
 impl CallUi {
-    /// The UI of a call with `progress` (the request's token, if any) under `cancellation`.
+    /// The UI of a call with `progress` (the request's token, if any) under `cancellation`,
+    /// asking as `asking` says.
     pub fn new(
         link: ClientLink,
         progress: Option<ProgressToken>,
         cancellation: Arc<Cancellation>,
+        asking: Asking,
     ) -> Self {
         Self {
             link,
             progress,
             sent: AtomicU32::new(0),
             cancellation,
+            asking,
         }
     }
 }
@@ -352,7 +397,17 @@ impl Ui for CallUi {
     }
 
     fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
-        ask(&self.link, kind, text, Some(&self.cancellation))
+        match &self.asking {
+            Asking::Elicitation => ask(&self.link, kind, text, Some(&self.cancellation)),
+            Asking::Forwarded(questions) => {
+                let limit = self.link.ask_timeout();
+                let elicit = |message: &str, schema: Value| {
+                    questions.ask(message, schema, &self.cancellation, limit)
+                };
+                questions::ask(&elicit, kind, text)
+            }
+            Asking::Nobody => None,
+        }
     }
 }
 

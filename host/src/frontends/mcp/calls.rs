@@ -1,0 +1,162 @@
+//! A `tools/call` as [`McpServer`] answers it: the call starts on a call thread of its own
+//! ([`crate::Host::start_call`]), its cancellation a child of the session's, and the request
+//! waits for it ([`RunningCall`]) without blocking the protocol, keeping its timeout.
+//!
+//! What the request's protocol version changes:
+//! - 2025-11-25 and older: events and questions go through the session ([`ClientLink`]):
+//!   questions as `elicitation/create` when the client declared elicitation at `initialize`,
+//!   log messages at the session's `logging/setLevel`.
+//! - 2026-07-28: each request carries what a session would. Its `_meta` says whether the client
+//!   can be asked (form elicitation) and its log level (no log message without one); its
+//!   events go to its own stream; a question comes back as an `InputRequiredResult` and the
+//!   retry resumes the call ([`super::input_required`]).
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+use tool_api::texts;
+
+use super::ask::Questions;
+use super::input_required::{binding, Resumed};
+use super::modern::{can_elicit, is_modern, LOG_LEVEL_KEY};
+use super::result;
+use super::running::{RunningCall, Waited};
+use super::server::McpServer;
+use super::ui::{Asking, CallUi, ClientLink};
+use crate::call::{CallOptions, CallScope};
+use crate::ui::Ui;
+
+impl McpServer {
+    /// Answers one `tools/call`: a new call, or the retry of a call that asked.
+    pub(super) async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let modern = is_modern(&context);
+        if modern && context.meta.contains_key(LOG_LEVEL_KEY) && context.meta.log_level().is_none()
+        {
+            return Err(ErrorData::invalid_params(
+                format!("{LOG_LEVEL_KEY} is not a log level (debug, info, notice, warning, error, critical, alert, emergency)"),
+                None,
+            ));
+        }
+        if !modern {
+            super::log::connect_once(
+                &self.client,
+                context.peer.clone(),
+                tokio::runtime::Handle::current(),
+            );
+        }
+        let arguments = request.arguments.clone().map(Value::Object);
+        let bound = binding(&request.name, arguments.as_ref());
+        let call = match request.request_state.as_deref() {
+            Some(state) => {
+                let resumed =
+                    self.shared
+                        .parked
+                        .resume(state, &bound, request.input_responses.as_ref())?;
+                match resumed {
+                    Resumed::Answered(call) => call,
+                    Resumed::Unanswered(call, question) => {
+                        return Ok(self.shared.parked.park(call, question, &bound)?.into())
+                    }
+                }
+            }
+            None => match self
+                .start(&request.name, arguments, &context, modern)
+                .await?
+            {
+                Ok(call) => call,
+                Err(result) => return Ok(result.into()),
+            },
+        };
+        let mut call = call;
+        loop {
+            match call.wait(&context.ct).await {
+                Waited::Done(outcome) => return Ok(result::call_result(&outcome).into()),
+                Waited::Asks(asking, question) if modern => {
+                    return Ok(self.shared.parked.park(asking, question, &bound)?.into());
+                }
+                // Only a 2026-07-28 request's call forwards its questions.
+                Waited::Asks(asking, question) => {
+                    question.answer(None);
+                    call = asking;
+                }
+            }
+        }
+    }
+
+    /// Starts a call of `name` with `arguments` for the request of `context`: the running
+    /// call, or at once the result of one that cannot start (a workspace refused, a call
+    /// refused before its thread). `Err` is an unknown tool.
+    async fn start(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        context: &RequestContext<RoleServer>,
+        modern: bool,
+    ) -> Result<Result<RunningCall, CallToolResult>, ErrorData> {
+        let Some(tool) = self.find_tool(name).await else {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}"),
+                None,
+            ));
+        };
+        let host = match self.task(&context.peer, modern).await {
+            Ok(host) => host,
+            Err(refused) => {
+                return Ok(Err(CallToolResult::error(vec![ContentBlock::text(
+                    texts::tool_error(&refused),
+                )])))
+            }
+        };
+        let (questions, asked) = Questions::channel();
+        let (link, asking) = if modern {
+            let link = ClientLink::for_request(
+                context.peer.clone(),
+                tokio::runtime::Handle::current(),
+                context.meta.log_level(),
+                self.client.ask_timeout(),
+            );
+            let asking = if can_elicit(context) {
+                Asking::Forwarded(questions)
+            } else {
+                Asking::Nobody
+            };
+            (link, asking)
+        } else {
+            (self.client.clone(), Asking::Elicitation)
+        };
+        let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
+        let cancellation = self.session.child();
+        let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
+            link.clone(),
+            context.meta.get_progress_token(),
+            cancellation.clone(),
+            asking,
+        ));
+        let options = CallOptions {
+            cancellation: Some(cancellation.clone()),
+            ui: Some(ui),
+            scope: CallScope::new(move |call| super::log::in_session(&link, call)),
+        };
+        let (sender, delivered) = tokio::sync::oneshot::channel();
+        let deliver = move |outcome| {
+            let _ = sender.send(outcome);
+        };
+        match host.start_call(&tool, params, &options, deliver) {
+            Ok(pending) => Ok(Ok(RunningCall::new(
+                pending,
+                delivered,
+                cancellation,
+                asked,
+                host,
+            ))),
+            Err(outcome) => Ok(Err(result::call_result(&outcome))),
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! A `tools/call` running on its call thread, as the protocol's side waits for it
+//! ([`RunningCall`]): its outcome, the questions it forwards ([`super::ask`]), the client's
+//! cancellation and its timeout. A call that asks may outlive the request that started it: an
+//! `InputRequiredResult` parks it until the client's retry ([`super::input_required`]).
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::ask::Question;
+use super::stdio as protocol_stdio;
+use crate::call::{CallOutcome, PendingCall};
+use crate::plugins::handler::Cancellation;
+use crate::Host;
+
+/// A call started, and what its waiting needs.
+pub struct RunningCall {
+    pending: PendingCall,
+    delivered: oneshot::Receiver<CallOutcome>,
+    cancellation: Arc<Cancellation>,
+    questions: UnboundedReceiver<Question>,
+    host: Arc<Host>,
+}
+
+/// How a wait ended.
+pub enum Waited {
+    /// The call's outcome.
+    Done(CallOutcome),
+    /// The call asks: it waits for the answer.
+    Asks(RunningCall, Question),
+}
+
+impl RunningCall {
+    /// A call `pending` on `host` whose outcome `delivered` brings, cancelled by
+    /// `cancellation`, asking through `questions`.
+    pub fn new(
+        pending: PendingCall,
+        delivered: oneshot::Receiver<CallOutcome>,
+        cancellation: Arc<Cancellation>,
+        questions: UnboundedReceiver<Question>,
+        host: Arc<Host>,
+    ) -> Self {
+        Self {
+            pending,
+            delivered,
+            cancellation,
+            questions,
+            host,
+        }
+    }
+
+    /// Waits until the call ends or asks; `cancelled` (the current request's token) cancels
+    /// it, and a handler past its timeout is given up.
+    pub async fn wait(mut self, cancelled: &CancellationToken) -> Waited {
+        let mut cancel_passed = false;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut self.delivered => {
+                    break outcome.unwrap_or_else(|_| self.pending.lost());
+                }
+                Some(question) = self.questions.recv() => return Waited::Asks(self, question),
+                () = cancelled.cancelled(), if !cancel_passed => {
+                    self.cancellation.cancel();
+                    cancel_passed = true;
+                }
+                () = tokio::time::sleep_until(self.pending.next_look().into()) => {
+                    if let Some(outcome) = self.pending.give_up_if_overdue() {
+                        // Also this call's questions to the user, which wait on this token.
+                        self.cancellation.cancel();
+                        break outcome;
+                    }
+                }
+            }
+        };
+        let Self { pending, host, .. } = self;
+        drop(pending);
+        if Arc::strong_count(&host) == 1 {
+            // The task ended during the call (its roots changed, its session closed). Ending
+            // it tells its handlers (`task_ended`), which may block: not on the protocol's
+            // thread.
+            tokio::task::spawn_blocking(move || drop(host));
+        }
+        protocol_stdio::restore();
+        Waited::Done(outcome)
+    }
+}
