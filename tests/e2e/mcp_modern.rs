@@ -315,23 +315,25 @@ impl Wire {
     /// `tools/call` of `tool` with `arguments` and the extra `params` (a retry's state and
     /// responses); its answer.
     fn call(&mut self, tool: &str, arguments: Value, extra: Value) -> Value {
-        let mut params = json!({
-            "name": tool,
-            "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-                "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "1"},
-            },
-        });
+        let mut params = json!({"name": tool, "arguments": arguments});
         if let Value::Object(extra) = extra {
             for (key, value) in extra {
                 params[key] = value;
             }
         }
+        self.request("tools/call", params, json!({"elicitation": {}}))
+    }
+
+    /// A request of `method` with `params`, from a client of `capabilities`; its answer.
+    fn request(&mut self, method: &str, mut params: Value, capabilities: Value) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "1"},
+        });
         let id = self.next;
         self.next += 1;
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let stdin = self.child.stdin.as_mut().unwrap();
         writeln!(stdin, "{request}").unwrap();
         stdin.flush().unwrap();
@@ -346,6 +348,20 @@ impl Wire {
                 return message;
             }
         }
+    }
+
+    /// `tasks/get` of `task` until its status is not `working`; its last answer.
+    fn settled(&mut self, task: &str) -> Value {
+        let tasks = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+        // A guard against a task that never settles, not a timing assertion.
+        for _ in 0..600 {
+            let got = self.request("tasks/get", json!({"taskId": task}), tasks.clone());
+            if got["result"]["status"] != "working" {
+                return got;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("task {task} stayed working");
     }
 }
 
@@ -457,4 +473,103 @@ fn a_retry_without_the_answer_is_asked_again_and_an_old_state_is_refused() {
     );
     assert_eq!(stale["error"]["code"], -32602, "{stale}");
     assert!(!ws.path().join("late.txt").exists());
+}
+
+/// The capabilities of a client that follows tasks and answers forms.
+fn with_tasks() -> Value {
+    json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+#[test]
+fn a_long_call_is_a_task_that_asks_through_its_status_and_ends_when_cancelled() {
+    let plugins = PluginDir::real();
+    let ws = workdir();
+    let mut wire = Wire::start(
+        &plugins,
+        ws.path(),
+        "[auto_approve]\nexecute_safe_commands = true\n",
+    );
+    // A safe command: a task, completed with the command's output.
+    let started = wire.request(
+        "tools/call",
+        json!({"name": "execute_command",
+               "arguments": {"command": "sleep 0.2; echo from-a-task", "requires_approval": "false"}}),
+        with_tasks(),
+    );
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    let task = started["result"]["taskId"].as_str().unwrap().to_string();
+    let done = wire.settled(&task);
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert!(
+        done["result"]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("from-a-task"),
+        "{done}"
+    );
+
+    // A command that needs approval: the task asks through its status.
+    let asking = wire.request(
+        "tools/call",
+        json!({"name": "execute_command",
+               "arguments": {"command": "echo approved > approved.txt", "requires_approval": "true"}}),
+        with_tasks(),
+    );
+    let task = asking["result"]["taskId"].as_str().unwrap().to_string();
+    let waiting = wire.settled(&task);
+    assert_eq!(waiting["result"]["status"], "input_required", "{waiting}");
+    let requests = waiting["result"]["inputRequests"].as_object().unwrap();
+    let (key, form) = requests.iter().next().unwrap();
+    assert!(
+        form["params"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("echo approved > approved.txt"),
+        "{form}"
+    );
+    let updated = wire.request(
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {key.as_str(): {"action": "accept", "content": {"approve": true}}}}),
+        with_tasks(),
+    );
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = wire.settled(&task);
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("approved.txt")).unwrap(),
+        "approved\n"
+    );
+
+    // Cancelled: the command and what it started end, and nothing after them runs.
+    let long = wire.request(
+        "tools/call",
+        json!({"name": "execute_command",
+               "arguments": {"command": "(sleep 31.5; touch late-child) & sleep 31.5; touch late", "requires_approval": "false"}}),
+        with_tasks(),
+    );
+    let task = long["result"]["taskId"].as_str().unwrap().to_string();
+    let cancelled = wire.request("tasks/cancel", json!({"taskId": task}), with_tasks());
+    assert!(cancelled.get("error").is_none(), "{cancelled}");
+    let ended = wire.settled(&task);
+    assert_eq!(ended["result"]["status"], "cancelled", "{ended}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let leftover = Command::new("pgrep")
+        .args(["-f", "sleep 31[.]5"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&leftover.stdout).trim().is_empty(),
+        "the command's processes outlived its task"
+    );
+
+    // A client that did not declare the extension gets the call's result, and no task.
+    let plain = wire.request(
+        "tools/call",
+        json!({"name": "execute_command",
+               "arguments": {"command": "echo plain", "requires_approval": "false"}}),
+        json!({}),
+    );
+    assert_eq!(plain["result"]["resultType"], "complete", "{plain}");
+    let refused = wire.request("tasks/get", json!({"taskId": task}), json!({}));
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
 }

@@ -74,6 +74,10 @@ pub struct Handling {
     /// user, and what is not auto-approved is denied.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub calls_as_subagent: bool,
+    /// Its calls may run long (a command, a page, subagents): a client that can follow a task
+    /// (MCP's tasks extension) gets one for each call instead of waiting for the result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub runs_long: bool,
 }
 
 impl Handling {

@@ -105,6 +105,7 @@ impl Tool for BrowserAction {
         .with_partial()
         .title("Browser action")
         .open_world()
+        .runs_long()
         // Cline closes the task's browser whenever another tool runs.
         .closed_by_other_tools();
         // `action` is not in `required`: the host would refuse a call without it before the

@@ -162,7 +162,8 @@ impl Tool for ExecuteCommand {
         .with_partial()
         .destructive()
         .title("Run command")
-        .open_world()]
+        .open_world()
+        .runs_long()]
     }
 
     /// While the call streams: the command as it is written, as a partial `ask("command")`,

@@ -95,6 +95,7 @@ impl UseSubagents {
             .read_only()
             .title("Run subagents")
             .open_world()
+            .runs_long()
             .without_pre_tool_use_hooks()
             .calls_as_subagent()
     }
@@ -119,6 +120,7 @@ impl UseSubagents {
         .read_only()
         .title(&format!("Subagent {}", named.agent.name))
         .open_world()
+        .runs_long()
         .calls_as_subagent()
     }
 }

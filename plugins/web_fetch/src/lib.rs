@@ -70,7 +70,8 @@ impl Tool for WebFetch {
         .read_only()
         .title("Fetch web page")
         .idempotent()
-        .open_world()]
+        .open_world()
+        .runs_long()]
     }
 
     fn describe(&self, call: &Call) -> String {

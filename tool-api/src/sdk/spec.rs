@@ -134,6 +134,12 @@ impl ToolSpec {
         self
     }
 
+    /// Its calls may run long ([`crate::model::Handling::runs_long`]).
+    pub fn runs_long(mut self) -> Self {
+        self.handling.runs_long = true;
+        self
+    }
+
     /// The names in the schema's `required` list.
     pub fn required_params(&self) -> Vec<&str> {
         self.input_schema

@@ -9,7 +9,8 @@
 //! - 2026-07-28: each request carries what a session would. Its `_meta` says whether the client
 //!   can be asked (form elicitation) and its log level (no log message without one); its
 //!   events go to its own stream; a question comes back as an `InputRequiredResult` and the
-//!   retry resumes the call ([`super::input_required`]).
+//!   retry resumes the call ([`super::input_required`]). A call that runs long, for a client
+//!   that declared the tasks extension, is a task ([`super::tasks`]).
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ use super::server::McpServer;
 use super::ui::{Asking, CallUi, ClientLink};
 use crate::call::{CallOptions, CallScope};
 use crate::ui::Ui;
+use crate::RegisteredTool;
 
 impl McpServer {
     /// Answers one `tools/call`: a new call, or the retry of a call that asked.
@@ -66,13 +68,27 @@ impl McpServer {
                     }
                 }
             }
-            None => match self
-                .start(&request.name, arguments, &context, modern)
-                .await?
-            {
-                Ok(call) => call,
-                Err(result) => return Ok(result.into()),
-            },
+            None => {
+                let Some(tool) = self.find_tool(&request.name).await else {
+                    return Err(ErrorData::invalid_params(
+                        format!("Unknown tool: {}", request.name),
+                        None,
+                    ));
+                };
+                let as_task = modern
+                    && tool.spec.handling.runs_long
+                    && context
+                        .client_capabilities()
+                        .is_some_and(|capabilities| capabilities.supports_tasks());
+                let call = match self.start(tool, arguments, &context, modern, as_task).await {
+                    Ok(call) => call,
+                    Err(result) => return Ok(result.into()),
+                };
+                if as_task {
+                    return Ok(super::tasks::start(&self.shared.tasks, call).into());
+                }
+                call
+            }
         };
         let mut call = call;
         loop {
@@ -90,28 +106,23 @@ impl McpServer {
         }
     }
 
-    /// Starts a call of `name` with `arguments` for the request of `context`: the running
-    /// call, or at once the result of one that cannot start (a workspace refused, a call
-    /// refused before its thread). `Err` is an unknown tool.
+    /// Starts a call of `tool` with `arguments` for the request of `context` (a task's, when
+    /// `as_task`: it sends no progress or log message): the running call, or the result of one
+    /// that cannot start (a workspace refused, a call refused before its thread).
     async fn start(
         &self,
-        name: &str,
+        tool: Arc<RegisteredTool>,
         arguments: Option<Value>,
         context: &RequestContext<RoleServer>,
         modern: bool,
-    ) -> Result<Result<RunningCall, CallToolResult>, ErrorData> {
-        let Some(tool) = self.find_tool(name).await else {
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {name}"),
-                None,
-            ));
-        };
+        as_task: bool,
+    ) -> Result<RunningCall, CallToolResult> {
         let host = match self.task(&context.peer, modern).await {
             Ok(host) => host,
             Err(refused) => {
-                return Ok(Err(CallToolResult::error(vec![ContentBlock::text(
+                return Err(CallToolResult::error(vec![ContentBlock::text(
                     texts::tool_error(&refused),
-                )])))
+                )]))
             }
         };
         let (questions, asked) = Questions::channel();
@@ -119,7 +130,7 @@ impl McpServer {
             let link = ClientLink::for_request(
                 context.peer.clone(),
                 tokio::runtime::Handle::current(),
-                context.meta.log_level(),
+                context.meta.log_level().filter(|_| !as_task),
                 self.client.ask_timeout(),
             );
             let asking = if can_elicit(context) {
@@ -135,7 +146,7 @@ impl McpServer {
         let cancellation = self.session.child();
         let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
             link.clone(),
-            context.meta.get_progress_token(),
+            context.meta.get_progress_token().filter(|_| !as_task),
             cancellation.clone(),
             asking,
         ));
@@ -149,14 +160,14 @@ impl McpServer {
             let _ = sender.send(outcome);
         };
         match host.start_call(&tool, params, &options, deliver) {
-            Ok(pending) => Ok(Ok(RunningCall::new(
+            Ok(pending) => Ok(RunningCall::new(
                 pending,
                 delivered,
                 cancellation,
                 asked,
                 host,
-            ))),
-            Err(outcome) => Ok(Err(result::call_result(&outcome))),
+            )),
+            Err(outcome) => Err(result::call_result(&outcome)),
         }
     }
 }

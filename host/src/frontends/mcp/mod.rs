@@ -44,6 +44,7 @@ mod roots;
 mod running;
 mod server;
 mod shared;
+mod tasks;
 
 pub use server::McpServer;
 mod stdio;

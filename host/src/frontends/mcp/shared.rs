@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::task_manager::TaskManager;
 use tokio::sync::broadcast;
 
 use super::input_required::Parked;
@@ -16,6 +17,8 @@ use crate::Host;
 pub struct Shared {
     /// Calls waiting for a 2026-07-28 client's retry.
     pub parked: Parked,
+    /// The calls that are tasks of the tasks extension.
+    pub tasks: TaskManager,
     /// The task 2026-07-28 requests over HTTP run in: they carry no session, so one
     /// conversation (its read cache, mistake count, focus chain and browser) runs through all
     /// of them; made on first use.
@@ -36,6 +39,7 @@ impl Shared {
         });
         Arc::new(Self {
             parked: Parked::new(ask_timeout),
+            tasks: TaskManager::new(),
             conversation: tokio::sync::Mutex::default(),
             tool_changes,
         })
