@@ -194,13 +194,18 @@ impl Client {
 
     /// Runs the TypeScript client with `scenario`'s fields added to its config.
     fn typescript(&self, scenario: Value) -> Value {
+        self.typescript_script(TS_CLIENT, scenario)
+    }
+
+    /// Runs the TypeScript `script` with `scenario`'s fields added to its config.
+    fn typescript_script(&self, script: &str, scenario: Value) -> Value {
         let mut config = self.config();
         merge(&mut config, scenario);
         let modules = node_modules();
         run_script(
             "node",
             &[("NODE_PATH", modules.as_os_str())],
-            TS_CLIENT,
+            script,
             "client.js",
             &config,
         )
@@ -942,5 +947,88 @@ fn python_a_client_root_of_slash_is_refused() {
             .unwrap()
             .contains("The workspace would be /"),
         "{out}"
+    );
+}
+
+/// The TypeScript client calls a command that prints nothing for a while, with a request
+/// timeout shorter than the command and reset on progress.
+const TS_KEEP_ALIVE: &str = r#"
+const fs = require("fs");
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+
+async function main() {
+  const client = new Client({ name: "ts-keep-alive", version: "1" });
+  const transport = new StdioClientTransport({
+    command: config.toolhost,
+    args: ["--isolation", "in-process", "--plugins", config.plugins, "--settings", config.settings,
+           "mcp", "--cwd", config.workspace],
+    env: { XDG_CONFIG_HOME: config.config_home, PATH: process.env.PATH },
+  });
+  await client.connect(transport);
+  const progress = [];
+  const out = {};
+  try {
+    const result = await client.callTool({ name: "execute_command", arguments: config.command }, undefined,
+      { timeout: config.timeout_ms, resetTimeoutOnProgress: config.reset, onprogress: (p) => progress.push(p.message) });
+    out.result = result.content.map((c) => c.text).join("\n");
+  } catch (e) {
+    out.error = String(e);
+  }
+  out.progress = progress;
+  await client.close();
+  console.log(JSON.stringify(out));
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
+"#;
+
+/// A command silent for longer than the client's request timeout: the progress messages
+/// that say it is still running keep a client that resets its timeout on progress waiting,
+/// and it gets the result; a client that does not reset it times out (what the messages
+/// prevent).
+#[test]
+fn typescript_a_silent_long_call_keeps_a_client_that_resets_on_progress_waiting() {
+    let plugins = PluginDir::real();
+    let ws = workdir();
+    let settings = ws.path().join("settings.toml");
+    std::fs::write(&settings, "[auto_approve]\nexecute_safe_commands = true\n").unwrap();
+    let client = Client::new(plugins.path(), ws.path());
+    let run = |reset: bool| {
+        client.typescript_script(
+            TS_KEEP_ALIVE,
+            json!({
+                "settings": settings,
+                "command": {"command": "sleep 3.5; echo slow-done", "requires_approval": "false"},
+                "timeout_ms": 1500,
+                "reset": reset,
+            }),
+        )
+    };
+    let kept = run(true);
+    assert!(
+        kept["result"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("slow-done"),
+        "{kept}"
+    );
+    assert!(
+        kept["progress"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m.as_str().unwrap().starts_with("still running")),
+        "{kept}"
+    );
+    let dropped = run(false);
+    assert!(
+        dropped["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("timed out"),
+        "{dropped}"
     );
 }

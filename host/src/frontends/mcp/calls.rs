@@ -23,6 +23,7 @@ use tool_api::texts;
 use super::ask::Questions;
 use super::input_required::{binding, Resumed};
 use super::modern::{can_elicit, is_modern, LOG_LEVEL_KEY};
+use super::progress::CallProgress;
 use super::result;
 use super::running::{RunningCall, Waited};
 use super::server::McpServer;
@@ -144,9 +145,20 @@ impl McpServer {
         };
         let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
         let cancellation = self.session.child();
+        let progress = context
+            .meta
+            .get_progress_token()
+            .filter(|_| !as_task)
+            .map(|token| {
+                CallProgress::new(
+                    token,
+                    context.peer.clone(),
+                    &tokio::runtime::Handle::current(),
+                )
+            });
         let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
             link.clone(),
-            context.meta.get_progress_token().filter(|_| !as_task),
+            progress.clone(),
             cancellation.clone(),
             asking,
         ));
@@ -160,13 +172,10 @@ impl McpServer {
             let _ = sender.send(outcome);
         };
         match host.start_call(&tool, params, &options, deliver) {
-            Ok(pending) => Ok(RunningCall::new(
-                pending,
-                delivered,
-                cancellation,
-                asked,
-                host,
-            )),
+            Ok(pending) => Ok(
+                RunningCall::new(pending, delivered, cancellation, asked, host)
+                    .keeping_alive(progress),
+            ),
             Err(outcome) => Err(result::call_result(&outcome)),
         }
     }

@@ -38,6 +38,7 @@ mod input_required;
 pub mod log;
 mod modern;
 mod peer_origin;
+mod progress;
 mod questions;
 mod result;
 mod roots;

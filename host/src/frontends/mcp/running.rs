@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::ask::Question;
+use super::progress::{CallProgress, LOOK};
 use super::stdio as protocol_stdio;
 use crate::call::{CallOutcome, PendingCall};
 use crate::plugins::handler::Cancellation;
@@ -22,6 +23,8 @@ pub struct RunningCall {
     cancellation: Arc<Cancellation>,
     questions: UnboundedReceiver<Question>,
     host: Arc<Host>,
+    /// Its progress, which says it is still running while it says nothing.
+    progress: Option<Arc<CallProgress>>,
 }
 
 /// How a wait ended.
@@ -48,15 +51,29 @@ impl RunningCall {
             cancellation,
             questions,
             host,
+            progress: None,
         }
+    }
+
+    /// The same call, `progress` telling the client it is still running while it says
+    /// nothing for [`super::progress::BEAT`].
+    pub fn keeping_alive(self, progress: Option<Arc<CallProgress>>) -> Self {
+        Self { progress, ..self }
     }
 
     /// Waits until the call ends or asks; `cancelled` (the current request's token) cancels
     /// it, and a handler past its timeout is given up.
     pub async fn wait(mut self, cancelled: &CancellationToken) -> Waited {
         let mut cancel_passed = false;
+        let mut beats = tokio::time::interval(LOOK);
+        beats.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let outcome = loop {
             tokio::select! {
+                _ = beats.tick(), if self.progress.is_some() => {
+                    if let Some(progress) = &self.progress {
+                        progress.beat();
+                    }
+                }
                 outcome = &mut self.delivered => {
                     break outcome.unwrap_or_else(|_| self.pending.lost());
                 }

@@ -17,14 +17,13 @@
 #![allow(deprecated)]
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
     CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams,
     ElicitationAction, ElicitationSchema, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ServerRequest,
+    ServerRequest,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::RoleServer;
@@ -32,6 +31,7 @@ use serde_json::Value;
 use tool_api::model::AskReply;
 
 use super::ask::Questions;
+use super::progress::CallProgress;
 use super::questions;
 use crate::plugins::handler::Cancellation;
 use crate::ui::{Ui, ERROR_EVENT, NOTIFICATION_EVENT};
@@ -179,17 +179,6 @@ impl ClientLink {
         handle.spawn(async move {
             if let Err(e) = peer.notify_logging_message(message).await {
                 tracing::debug!(target: "toolhost::mcp", "notification not sent: {e}");
-            }
-        });
-    }
-
-    /// Sends one `notifications/progress` and waits until it is written.
-    fn progress(&self, token: ProgressToken, progress: u32, message: String) {
-        let mut param = ProgressNotificationParam::new(token, f64::from(progress));
-        param.message = Some(message);
-        self.run(|peer| async move {
-            if let Err(e) = peer.notify_progress(param).await {
-                tracing::debug!(target: "toolhost::mcp", "progress not sent: {e}");
             }
         });
     }
@@ -354,25 +343,23 @@ pub enum Asking {
 /// the call is cancelled.
 pub struct CallUi {
     link: ClientLink,
-    progress: Option<ProgressToken>,
-    sent: AtomicU32,
+    progress: Option<Arc<CallProgress>>,
     cancellation: Arc<Cancellation>,
     asking: Asking,
 }
 
 impl CallUi {
-    /// The UI of a call with `progress` (the request's token, if any) under `cancellation`,
+    /// The UI of a call with `progress` (when the request has a token) under `cancellation`,
     /// asking as `asking` says.
     pub fn new(
         link: ClientLink,
-        progress: Option<ProgressToken>,
+        progress: Option<Arc<CallProgress>>,
         cancellation: Arc<Cancellation>,
         asking: Asking,
     ) -> Self {
         Self {
             link,
             progress,
-            sent: AtomicU32::new(0),
             cancellation,
             asking,
         }
@@ -385,14 +372,13 @@ impl Ui for CallUi {
         if partial || text.is_empty() {
             return;
         }
-        if let Some(token) = &self.progress {
+        if let Some(progress) = &self.progress {
             let message = if kind == "command_output" {
                 text.to_string()
             } else {
                 format!("{kind}: {text}")
             };
-            let progress = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
-            self.link.progress(token.clone(), progress, message);
+            progress.event(message);
         }
     }
 
