@@ -668,3 +668,84 @@ fn chromium_loads_pages_through_the_proxy_only_where_the_policy_allows() {
         "{log:?}"
     );
 }
+
+/// A 2026-07-28 client (the Python SDK's `Client`, modern mode) runs `command` through
+/// `toolhost mcp` and answers each question with `answers` in turn; prints the result's text
+/// and the questions.
+const MODERN_CLIENT: &str = r#"
+import asyncio, json, sys
+
+import mcp.types as types
+from mcp import StdioServerParameters
+from mcp.client.client import Client
+
+config = json.loads(open(sys.argv[1]).read())
+questions = []
+
+
+async def elicit(context, params):
+    questions.append(params.message)
+    return types.ElicitResult(**config["answers"].pop(0))
+
+
+async def main():
+    server = StdioServerParameters(command=config["program"], args=config["args"], env=config["env"])
+    async with Client(server, mode="auto", elicitation_callback=elicit) as client:
+        result = await client.call_tool("execute_command", {"command": config["command"], "requires_approval": "false"})
+    print(json.dumps({"text": "\n".join(c.text for c in result.content if getattr(c, "text", None)),
+                      "questions": questions}))
+
+
+asyncio.run(main())
+"#;
+
+/// The egress proxy's question reaches a 2026-07-28 client as an `InputRequiredResult` while
+/// the command waits on its connection; "for this task" lets it through (the name was asked
+/// about; its address is allowed by an exact rule), and the command goes on.
+#[test]
+fn a_2026_client_is_asked_about_a_connection_while_the_command_waits() {
+    let server = Server::start();
+    let port = server.port;
+    let scene = Scene::new(&format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    let toolhost = scene.toolhost();
+    let mut args: Vec<String> = toolhost
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    args.extend(["mcp".to_string(), "--cwd".to_string()]);
+    args.push(scene.ws.display().to_string());
+    let mut env: serde_json::Map<String, Value> = std::env::vars()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    for (key, value) in toolhost.get_envs() {
+        let key = key.to_string_lossy().into_owned();
+        match value {
+            Some(value) => env.insert(key, json!(value.to_string_lossy())),
+            None => env.remove(&key),
+        };
+    }
+    let config = json!({
+        "program": toolhost.get_program().to_string_lossy(),
+        "args": args,
+        "env": env,
+        "command": format!("python3 client.py get http://localhost:{port}/"),
+        "answers": [{"action": "accept", "content": {"allow": "for this task"}}],
+    });
+    let out = crate::mcp_session::run_script("python3", &[], MODERN_CLIENT, "modern.py", &config);
+    let questions = out["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 1, "{out}");
+    assert!(
+        questions[0].as_str().unwrap().contains(&format!(
+            "execute_command wants to connect to localhost:{port}"
+        )),
+        "{out}"
+    );
+    assert!(
+        out["text"]
+            .as_str()
+            .unwrap()
+            .contains("CLIENT: OK hello-egress"),
+        "{out}"
+    );
+    assert_eq!(server.accepted(), 1);
+}
