@@ -573,3 +573,122 @@ fn a_long_call_is_a_task_that_asks_through_its_status_and_ends_when_cancelled() 
     let refused = wire.request("tasks/get", json!({"taskId": task}), json!({}));
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
 }
+
+/// pydantic-ai (an agent framework; its MCP toolset is FastMCP 4's client, which speaks
+/// 2026-07-28) with a scripted model: it calls `steps` in turn, answering questions with
+/// `answers`, and prints what each call returned and what was asked.
+const PYDANTIC_AI_AGENT: &str = r#"
+import asyncio, json, sys
+
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import StdioTransport
+from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.messages import ModelResponse, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+config = json.loads(open(sys.argv[1]).read())
+steps, answers = config["steps"], config["answers"]
+returns, asked = [], []
+
+
+def scripted(messages, info: AgentInfo):
+    for part in getattr(messages[-1], "parts", []):
+        if isinstance(part, (ToolReturnPart, RetryPromptPart)):
+            returns.append(str(part.content))
+    if len(returns) < len(steps):
+        name, arguments = steps[len(returns)]
+        return ModelResponse(parts=[ToolCallPart(name, arguments)])
+    return ModelResponse(parts=[TextPart("done")])
+
+
+async def elicit(message, response_type, params, context):
+    asked.append(message)
+    answer = answers.pop(0)
+    if answer == "accept the defaults":
+        schema = params.requested_schema
+        defaults = {name: field["default"] for name, field in schema["properties"].items() if "default" in field}
+        return ElicitResult(action="accept", content=defaults)
+    return ElicitResult(**answer)
+
+
+async def main():
+    if config.get("url"):
+        toolset = MCPToolset(config["url"], auth=config["token"], elicitation_handler=elicit,
+                             tool_error_behavior="failed")
+    else:
+        transport = StdioTransport(command=config["toolhost"], args=config["args"], env=config["env"])
+        toolset = MCPToolset(transport, elicitation_handler=elicit, tool_error_behavior="failed")
+    result = await Agent(FunctionModel(scripted), toolsets=[toolset]).run("go")
+    print(json.dumps({"output": result.output, "returns": returns, "asked": asked}))
+
+
+asyncio.run(main())
+"#;
+
+/// The user is asked; an approval writes, a denial reaches the model as Cline's text; the
+/// conversation's read cache and focus chain hold across the agent's calls.
+fn pydantic_ai_agent_is_asked_and_keeps_its_conversation(http: bool) {
+    let plugins = PluginDir::real();
+    let ws = workdir();
+    let home = workdir();
+    let server = http.then(|| HttpServer::start(&plugins, ws.path()));
+    let mut config = json!({
+        "toolhost": toolhost_bin(),
+        "args": ["--isolation", "in-process", "--plugins", plugins.path(), "mcp", "--cwd", ws.path()],
+        "env": {"XDG_CONFIG_HOME": home.path(), "XDG_DATA_HOME": home.path()},
+        "steps": [
+            ["write_to_file", {"path": "a.txt", "content": "from the agent\n"}],
+            ["write_to_file", {"path": "b.txt", "content": "refused\n"}],
+            ["read_file", {"path": "a.txt"}],
+            ["read_file", {"path": "a.txt"}],
+            ["focus_chain", {"task_progress": "- [x] write\n- [ ] read"}],
+            ["focus_chain", {"task_progress": "- [x] write\n- [x] read"}],
+        ],
+        "answers": ["accept the defaults", {"action": "decline"}],
+    });
+    if let Some(server) = &server {
+        config["url"] = json!(server.url);
+        config["token"] = json!(server.token);
+    }
+    let out = run_script("python3", &[], PYDANTIC_AI_AGENT, "agent.py", &config);
+    assert_eq!(out["output"], "done", "{out}");
+    let returns: Vec<&str> = out["returns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(
+        returns[0].starts_with("The content was successfully saved to a.txt."),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "from the agent\n"
+    );
+    assert!(returns[1].contains(texts::TOOL_DENIED), "{out}");
+    assert!(!ws.path().join("b.txt").exists());
+    assert!(returns[3].starts_with("[File already read]"), "{out}");
+    assert_eq!(
+        returns[5],
+        "Task progress list updated: 2 of 2 items completed."
+    );
+    assert_eq!(
+        out["asked"],
+        json!([
+            "Let write_to_file change a.txt?\n\ncontent: from the agent",
+            "Let write_to_file change b.txt?\n\ncontent: refused",
+        ])
+    );
+}
+
+#[test]
+fn pydantic_ai_over_stdio_is_asked_and_keeps_its_conversation() {
+    pydantic_ai_agent_is_asked_and_keeps_its_conversation(false);
+}
+
+#[test]
+fn pydantic_ai_over_http_is_asked_and_keeps_its_conversation() {
+    pydantic_ai_agent_is_asked_and_keeps_its_conversation(true);
+}

