@@ -749,3 +749,54 @@ fn a_2026_client_is_asked_about_a_connection_while_the_command_waits() {
     );
     assert_eq!(server.accepted(), 1);
 }
+
+/// SOCKS5 on the proxy's port: curl through it reaches a server an exact rule allows, and a
+/// name no rule allows is refused (told on the command's standard error, never resolved).
+#[test]
+fn socks5_clients_go_through_the_same_policy() {
+    let server = Server::start();
+    let port = server.port;
+    let scene = Scene::new(&format!(
+        "[egress]\nallow = [\"127.0.0.1:{port}\"]\ndeny = [\"denied.invalid\"]\n"
+    ));
+    let socks = |target: &str| {
+        format!(
+            "P=${{HTTP_PROXY##*:}}; env -u HTTP_PROXY -u http_proxy -u ALL_PROXY -u all_proxy -u NO_PROXY -u no_proxy \
+             curl -sS --max-time 20 --socks5-hostname 127.0.0.1:$P {target}; echo; echo socks-done"
+        )
+    };
+    let allowed = scene.execute(&socks(&format!("http://127.0.0.1:{port}/")));
+    assert!(
+        allowed.stdout.contains("hello-egress"),
+        "{}",
+        allowed.stdout
+    );
+    assert_eq!(server.accepted(), 1);
+    let denied = scene.execute(&socks("http://denied.invalid/"));
+    assert!(denied.stdout.contains("socks-done"), "{}", denied.stdout);
+    assert!(
+        denied
+            .stdout
+            .contains("egress: execute_command may not connect to denied.invalid:80")
+            && denied.stdout.contains("egress.deny"),
+        "{}",
+        denied.stdout
+    );
+    let verdicts: Vec<(String, String)> = scene
+        .log()
+        .iter()
+        .map(|e| {
+            (
+                e["target"].as_str().unwrap().to_string(),
+                e["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            (format!("127.0.0.1:{port}"), "allowed".to_string()),
+            ("denied.invalid:80".to_string(), "denied".to_string()),
+        ]
+    );
+}

@@ -15,6 +15,7 @@
 
 pub mod addresses;
 mod answers;
+mod connect;
 pub mod error;
 pub mod grant;
 mod http;
@@ -22,6 +23,8 @@ pub mod log;
 pub mod policy;
 mod proxy;
 pub mod rules;
+mod session;
+mod socks;
 mod splice;
 pub mod tokens;
 

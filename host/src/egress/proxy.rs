@@ -18,7 +18,8 @@ use toolhost_sandbox::EgressLink;
 
 use super::error::EgressError;
 use super::grant::Grant;
-use super::http::{client_credentials, serve, serve_socket, Session, TOKEN_SCHEME};
+use super::http::{serve, serve_socket};
+use super::session::{client_credentials, Session, TOKEN_SCHEME};
 use super::tokens;
 
 /// How long a registered token waits for its supervisor.
