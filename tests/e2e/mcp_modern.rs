@@ -113,12 +113,18 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(plugins: &PluginDir, ws: &std::path::Path) -> Self {
+        Self::start_with(plugins, ws, &[])
+    }
+
+    /// [`HttpServer::start`] with `global` options before `mcp` (`--settings FILE`).
+    fn start_with(plugins: &PluginDir, ws: &std::path::Path, global: &[&str]) -> Self {
         let dir = workdir();
         let token = "modern-test-token".to_string();
         std::fs::write(dir.path().join("token"), &token).unwrap();
         let mut child = Command::new(toolhost_bin())
             .args(["--isolation", "in-process", "--plugins"])
             .arg(plugins.path())
+            .args(global)
             .args(["mcp", "--http", "127.0.0.1:0", "--token-file"])
             .arg(dir.path().join("token"))
             .arg("--cwd")
@@ -691,4 +697,66 @@ fn pydantic_ai_over_stdio_is_asked_and_keeps_its_conversation() {
 #[test]
 fn pydantic_ai_over_http_is_asked_and_keeps_its_conversation() {
     pydantic_ai_agent_is_asked_and_keeps_its_conversation(true);
+}
+
+/// A 2025-11-25 client that loses the stream of a call and comes back with `Last-Event-ID`:
+/// it leaves after the first event, then resumes with a GET.
+const RESUMING_CLIENT: &str = r#"
+import json, sys, time
+import httpx2
+
+config = json.loads(open(sys.argv[1]).read())
+url = config["url"]
+headers = {"Authorization": "Bearer " + config["token"], "Content-Type": "application/json",
+           "Accept": "application/json, text/event-stream"}
+client = httpx2.Client(timeout=60)
+opened = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "resuming", "version": "1"}}})
+headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+headers["mcp-protocol-version"] = "2025-11-25"
+client.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "execute_command",
+        "arguments": {"command": config["command"], "requires_approval": "false"}}}
+last = None
+with client.stream("POST", url, headers=headers, json=call) as stream:
+    for line in stream.iter_lines():
+        if line.startswith("id:"):
+            last = line[3:].strip()
+            break
+resumed = dict(headers, **{"Last-Event-ID": last, "Accept": "text/event-stream"})
+answer = None
+with client.stream("GET", url, headers=resumed) as stream:
+    for line in stream.iter_lines():
+        if line.startswith("data:") and '"id":2' in line:
+            answer = json.loads(line[5:])
+            break
+print(json.dumps({"last_event_id": last, "answer": answer}))
+"#;
+
+#[test]
+fn a_2025_client_resumes_a_lost_stream_from_its_last_event_id() {
+    let plugins = PluginDir::real();
+    let ws = workdir();
+    let settings = ws.path().join("settings.toml");
+    std::fs::write(&settings, "[auto_approve]\nexecute_safe_commands = true\n").unwrap();
+    let server = HttpServer::start_with(
+        &plugins,
+        ws.path(),
+        &["--settings", settings.to_str().unwrap()],
+    );
+    let out = run_script(
+        "python3",
+        &[],
+        RESUMING_CLIENT,
+        "resume.py",
+        &json!({"url": server.url, "token": server.token, "command": "sleep 1; echo after-the-break"}),
+    );
+    assert!(out["last_event_id"].is_string(), "{out}");
+    assert!(
+        out["answer"]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("after-the-break"),
+        "{out}"
+    );
 }
