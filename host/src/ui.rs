@@ -2,6 +2,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
+use serde_json::Value;
 use tool_api::model::{AskReply, AskResponse};
 
 /// Where UI events go and who answers questions.
@@ -11,6 +12,33 @@ pub trait Ui: Send + Sync {
 
     /// A question (Cline's `ask`). `None` when nobody can answer.
     fn ask(&self, kind: &str, text: &str) -> Option<AskReply>;
+
+    /// A form of the tool's own for the user, as an MCP server elicits one (`{"message",
+    /// "requestedSchema"}`, or `{"mode": "url", "message", "url", "elicitationId"}`): the
+    /// answer (`{"action", "content"}`). `None` when nobody can answer.
+    fn elicit(&self, _request: &Value) -> Option<Value> {
+        None
+    }
+
+    /// A message the user's model writes for the tool, as an MCP server samples one (the
+    /// params of `sampling/createMessage`): the result. `None` when nobody can write it.
+    fn sample(&self, _request: &Value) -> Option<Value> {
+        None
+    }
+
+    /// How far the call is: `progress` of `total` (when known), and what it is doing.
+    fn progress(&self, progress: f64, total: Option<f64>, message: &str) {
+        let of = total
+            .map(|total| format!(" of {total}"))
+            .unwrap_or_default();
+        self.say("progress", &format!("{progress}{of}: {message}"), false);
+    }
+
+    /// A log message of the tool for the user, as an MCP server logs one: `level` (MCP's:
+    /// `debug` to `emergency`), who logs it, and any JSON.
+    fn log(&self, level: &str, logger: &str, data: &Value) {
+        tracing::info!(target: "toolhost::ui", "{logger} [{level}]: {data}");
+    }
 }
 
 /// The UI event that tells the user something went wrong (Cline's `say("error")`): a hook's

@@ -45,6 +45,10 @@ pub struct ToolSpec {
     /// How the host treats the tool's calls beyond their parameters.
     #[serde(default, skip_serializing_if = "Handling::is_default")]
     pub handling: Handling,
+    /// JSON Schema of the `structuredContent` the tool's results carry (MCP's
+    /// `outputSchema`; see [`crate::sdk::mcp_result::McpResult::structured`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 /// How the host treats a tool's calls beyond their parameters: what a plugin declares so that
@@ -396,6 +400,24 @@ pub const MCP_SERVERS_CAPABILITY: &str = "mcp_servers";
 
 /// The handler extension answering with the MCP servers, their status and their tools.
 pub const MCP_SERVERS_METHOD: &str = "mcp_servers";
+
+/// The plugin capability saying that its first handler serves MCP resources, as an MCP
+/// server does: the handler extensions `resources_list` (answer: MCP's `ListResourcesResult`),
+/// `resource_templates_list` (`ListResourceTemplatesResult`), `resources_read` (`{"uri"}`;
+/// `ReadResourceResult`, or the error `NOT_FOUND` for a URI it does not serve),
+/// `resources_subscribe` and `resources_unsubscribe` (`{"uri"}`; `{}`). Each payload also
+/// has the task's workspace (`"workspace": TaskContext`).
+pub const RESOURCES_CAPABILITY: &str = "resources";
+
+/// The plugin capability saying that its first handler serves MCP prompts: the handler
+/// extensions `prompts_list` (MCP's `ListPromptsResult`) and `prompts_get` (`{"name",
+/// "arguments"}`; `GetPromptResult`, or `NOT_FOUND`), with the workspace as for resources.
+pub const PROMPTS_CAPABILITY: &str = "prompts";
+
+/// The plugin capability saying that its first handler completes the arguments of its
+/// prompts and resource templates: the handler extension `complete` (MCP's
+/// `completion/complete` params; `CompleteResult`).
+pub const COMPLETION_CAPABILITY: &str = "completion";
 
 /// The handler extension the host sends to a handler whose session other tools close
 /// ([`Handling::closed_by_other_tools`]); payload `{"task_id"}`.

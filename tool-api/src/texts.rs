@@ -125,6 +125,33 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
+// What a model reads of an MCP result's structures (`sdk::mcp_result`).
+
+/// The result of a call that returned nothing.
+pub const NO_RESPONSE: &str = "(No response)";
+
+/// The message of an MCP tool's error result that has no text.
+pub const ERROR_WITHOUT_TEXT: &str = "The MCP tool reported an error without a message.";
+
+/// The line standing for an audio item of a result.
+pub fn audio_not_shown(mime_type: &str) -> String {
+    format!("[The tool returned audio ({mime_type}), which cannot be shown as text.]")
+}
+
+/// An item's text followed by its annotations (audience, priority, last change), as JSON.
+pub fn with_annotations(text: &str, annotations: &str) -> String {
+    if text.is_empty() {
+        format!("(annotations: {annotations})")
+    } else {
+        format!("{text}\n(annotations: {annotations})")
+    }
+}
+
+/// A result's `structuredContent`, as pretty JSON.
+pub fn structured_content(json: &str) -> String {
+    format!("Structured content:\n{json}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

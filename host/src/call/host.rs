@@ -303,6 +303,13 @@ impl Host {
         })
     }
 
+    /// The task's context as a plugin reads it (its workspace, mode), for requests made
+    /// outside a call (an MCP client's `resources/read` of a plugin's resource, say).
+    pub fn task_context(&self) -> Value {
+        let context = self.context(false);
+        serde_json::from_str(context.text()).unwrap_or_default()
+    }
+
     /// Updates the task state for a result and wraps it.
     pub(super) fn finish(
         &self,

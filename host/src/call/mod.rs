@@ -35,6 +35,7 @@ mod services;
 mod sessions;
 pub mod task;
 mod task_host;
+mod ui_services;
 pub(crate) mod workers;
 
 pub use arguments::Arguments;

@@ -186,7 +186,8 @@ impl CallServices for HostCallServices {
     /// proxy, and the `Proxy-Authorization` value that names this call's grant; with
     /// `"dedicated": true`, `{"url"}` of a port of its own, for a client that sends no token);
     /// `egress.refusals` (`{"authorization"}`) with the refusals since the last time
-    /// (`{"refusals": [...]}`); anything else is `UNAVAILABLE`.
+    /// (`{"refusals": [...]}`); `ui.elicit`, `ui.sample`, `ui.progress` and `ui.log` as
+    /// [`super::ui_services`] says; anything else is `UNAVAILABLE`.
     fn call_service(
         &self,
         service: &str,
@@ -257,6 +258,16 @@ impl CallServices for HostCallServices {
             ("egress", "refusals") => {
                 let authorization = payload["authorization"].as_str().unwrap_or_default();
                 Ok(serde_json::json!({"refusals": crate::egress::refusals(authorization)}))
+            }
+            ("ui", method) => {
+                let host = self.host()?;
+                super::ui_services::ui_service(
+                    &host,
+                    &self.options(),
+                    self.subagent,
+                    method,
+                    payload,
+                )
             }
             (service, method) => Err(CallError::new(
                 ErrorKind::Unavailable,

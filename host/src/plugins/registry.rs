@@ -379,9 +379,17 @@ impl Registry {
 
     /// The first loaded plugin declaring `capability`, and its first handler.
     pub fn plugin_with(&self, capability: &str) -> Option<HandlerRef> {
+        self.plugins_with(capability).next()
+    }
+
+    /// Every loaded plugin declaring `capability` (its first handler), in load order.
+    pub fn plugins_with<'a>(
+        &'a self,
+        capability: &'a str,
+    ) -> impl Iterator<Item = HandlerRef> + 'a {
         self.plugins
             .iter()
-            .find(|p| p.has_capability(capability))
+            .filter(move |p| p.has_capability(capability) && p.failure().is_none())
             .map(|p| HandlerRef::new(p.clone(), 0))
     }
 

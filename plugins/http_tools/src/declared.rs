@@ -86,6 +86,7 @@ impl Declaration {
             idempotent: false,
             open_world: true,
             handling: Default::default(),
+            output_schema: None,
         }
     }
 

@@ -113,6 +113,11 @@ pub fn spec(server: &str, tool: &rmcp::model::Tool) -> Option<ToolSpec> {
         idempotent: hints.and_then(|h| h.idempotent_hint).unwrap_or(false),
         open_world: true,
         handling: Default::default(),
+        // The server's own, as it is: its results' `structuredContent` passes on unchanged.
+        output_schema: tool
+            .output_schema
+            .as_ref()
+            .map(|schema| Value::Object((**schema).clone())),
     })
 }
 
@@ -132,6 +137,7 @@ fn unreachable(server: &str, name: &str) -> Option<ToolSpec> {
         idempotent: false,
         open_world: true,
         handling: Default::default(),
+        output_schema: None,
     })
 }
 

@@ -7,9 +7,6 @@ pub const INVALID_SETTINGS_FORMAT: &str =
 /// Cline's error for a settings file that does not fit the schema.
 pub const INVALID_SETTINGS_SCHEMA: &str = "Invalid MCP settings schema.";
 
-/// The result of a call that returned nothing.
-pub const NO_RESPONSE: &str = "(No response)";
-
 /// The result of a resource read that returned no text.
 pub const EMPTY_RESPONSE: &str = "(Empty response)";
 
@@ -34,28 +31,6 @@ pub fn no_connection(server: &str) -> String {
 /// Cline's McpHub error for a disabled server.
 pub fn disabled(server: &str) -> String {
     format!("Server \"{server}\" is disabled and cannot be used")
-}
-
-/// The message of an MCP tool's error result that has no text.
-pub const ERROR_WITHOUT_TEXT: &str = "The MCP tool reported an error without a message.";
-
-/// The line standing for an audio item of a result.
-pub fn audio_not_shown(mime_type: &str) -> String {
-    format!("[The tool returned audio ({mime_type}), which cannot be shown as text.]")
-}
-
-/// An item's text followed by its annotations (audience, priority, last change), as JSON.
-pub fn with_annotations(text: &str, annotations: &str) -> String {
-    if text.is_empty() {
-        format!("(annotations: {annotations})")
-    } else {
-        format!("{text}\n(annotations: {annotations})")
-    }
-}
-
-/// A result's `structuredContent`, as pretty JSON.
-pub fn structured_content(json: &str) -> String {
-    format!("Structured content:\n{json}")
 }
 
 /// The message of a failed `use_mcp_tool` (a tool error; Cline returns it as plain text).

@@ -77,6 +77,15 @@ pub fn auto_approves(
     local && (inside_workspace || external)
 }
 
+/// What the user answered to a form of the tool's own ([`Ctx::elicit`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elicited {
+    /// `accept`, `decline` or `cancel`.
+    pub action: String,
+    /// What the form holds (accepted forms).
+    pub content: Value,
+}
+
 impl<'a> Ctx<'a> {
     /// Wraps the host services of a call.
     pub fn new(host: HostRef<'a>, task: &TaskContext) -> Self {
@@ -293,6 +302,55 @@ impl<'a> Ctx<'a> {
             ROk(output) => decode("tool output", output.content_json.as_str()),
             RErr(e) => Err(e),
         }
+    }
+
+    /// Asks the user with a form of the tool's own, as an MCP server elicits one: `schema` is
+    /// an object of primitive fields (strings, numbers, booleans, enums; defaults allowed).
+    /// `UNAVAILABLE` when nobody can answer (no user, a subagent's call, a host without the
+    /// service).
+    pub fn elicit(&self, message: &str, schema: &Value) -> Result<Elicited, ToolError> {
+        let request = serde_json::json!({"message": message, "requestedSchema": schema});
+        self.elicited(&request)
+    }
+
+    /// Sends the user to `url` to do something there (MCP's URL elicitation, `id` naming
+    /// it); the answer says whether they went.
+    pub fn elicit_url(&self, message: &str, url: &str, id: &str) -> Result<Elicited, ToolError> {
+        let request = serde_json::json!({
+            "mode": "url", "message": message, "url": url, "elicitationId": id,
+        });
+        self.elicited(&request)
+    }
+
+    fn elicited(&self, request: &Value) -> Result<Elicited, ToolError> {
+        let answer = self.call_service("ui", "elicit", request)?;
+        Ok(Elicited {
+            action: answer["action"].as_str().unwrap_or("cancel").to_string(),
+            content: answer.get("content").cloned().unwrap_or(Value::Null),
+        })
+    }
+
+    /// Asks the user's model to write a message for the tool, as an MCP server samples one:
+    /// `request` holds the params of MCP's `sampling/createMessage` (`messages`, `maxTokens`,
+    /// ...), the answer its result (`role`, `content`, `model`, ...). `UNAVAILABLE` when no
+    /// client model can.
+    pub fn sample(&self, request: &Value) -> Result<Value, ToolError> {
+        self.call_service("ui", "sample", request)
+    }
+
+    /// Tells the user how far the call is: `progress` of `total` (when known), and what it
+    /// is doing (MCP's progress notifications carry all three).
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: &str) {
+        let payload = serde_json::json!({"progress": progress, "total": total, "message": message});
+        let _ = self.call_service("ui", "progress", &payload);
+    }
+
+    /// A log message for the user (MCP's log notifications): `level` one of `debug`,
+    /// `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`; `data` any
+    /// JSON. The host's own log is [`Ctx::log_error`] and its kin.
+    pub fn log_to_user(&self, level: &str, data: &Value) {
+        let payload = serde_json::json!({"level": level, "data": data});
+        let _ = self.call_service("ui", "log", &payload);
     }
 
     /// A route through the host's egress proxy for this call's own HTTP requests, with

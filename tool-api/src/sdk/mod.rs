@@ -24,6 +24,7 @@ mod adapter;
 mod context;
 pub mod files;
 mod guard;
+pub mod mcp_result;
 mod params;
 pub mod paths;
 pub mod private_dir;
@@ -36,7 +37,7 @@ mod tool;
 pub use crate::js;
 
 pub use adapter::{handler_box, ToolAdapter};
-pub use context::{auto_approves, Ctx, Proposal};
+pub use context::{auto_approves, Ctx, Elicited, Proposal};
 pub use guard::{contain, drop_payload, guard, panic_message};
 pub use params::{missing, parse_int_like_js, Params};
 pub use tool::{Call, Tool, ToolRegistration, ToolResult};

@@ -31,7 +31,14 @@ impl ToolSpec {
             idempotent: false,
             open_world: false,
             handling: crate::model::Handling::default(),
+            output_schema: None,
         }
+    }
+
+    /// Declares the JSON Schema of the `structuredContent` its results carry.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
     }
 
     /// Declares that the host approves calls in `category` before running them.

@@ -89,7 +89,7 @@ pub fn render_with(specs: &[&ToolSpec], format: SchemaFormat, strict: bool) -> S
 /// specification has both) and all four hints.
 fn mcp_entry(spec: &ToolSpec) -> Value {
     let title = spec.title_or_name();
-    json!({
+    let mut entry = json!({
         "name": spec.name,
         "title": title,
         "description": spec.description,
@@ -101,7 +101,11 @@ fn mcp_entry(spec: &ToolSpec) -> Value {
             "idempotentHint": spec.idempotent,
             "openWorldHint": spec.open_world,
         },
-    })
+    });
+    if let Some(output) = &spec.output_schema {
+        entry["outputSchema"] = output.clone();
+    }
+    entry
 }
 
 /// The spec's description within `limit` characters: as it is when it fits, else cut after

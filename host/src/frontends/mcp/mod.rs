@@ -30,6 +30,7 @@
 //!   size limit). The server exits when stdin closes.
 
 mod ask;
+mod call_ui;
 mod calls;
 pub(crate) mod http;
 mod http_conns;
@@ -37,6 +38,7 @@ mod http_sessions;
 mod input_required;
 pub mod log;
 mod modern;
+mod offers;
 mod peer_origin;
 mod progress;
 mod questions;

@@ -27,7 +27,7 @@ type Queued = (
 pub struct CallProgress {
     token: ProgressToken,
     /// The last number given, and when it was given.
-    last: Mutex<(u32, Instant)>,
+    last: Mutex<(f64, Instant)>,
     started: Instant,
     queue: UnboundedSender<Queued>,
 }
@@ -52,21 +52,24 @@ impl CallProgress {
         });
         Arc::new(Self {
             token,
-            last: Mutex::new((0, Instant::now())),
+            last: Mutex::new((0.0, Instant::now())),
             started: Instant::now(),
             queue,
         })
     }
 
-    /// Queues `message` with the next number; `wait`: returns once it is written (a call's
-    /// event reaches the client before the call's result).
-    fn send(&self, message: String, wait: bool) {
+    /// Queues `message` with the next number (or `at`, of `total`, as the tool said);
+    /// `wait`: returns once it is written (a call's event reaches the client before the
+    /// call's result).
+    fn send(&self, message: String, at: Option<(f64, Option<f64>)>, wait: bool) {
         let (written, done) = std::sync::mpsc::sync_channel(1);
         {
             let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-            last.0 += 1;
+            let (progress, total) = at.unwrap_or((last.0 + 1.0, None));
+            last.0 = progress;
             last.1 = Instant::now();
-            let mut param = ProgressNotificationParam::new(self.token.clone(), f64::from(last.0));
+            let mut param = ProgressNotificationParam::new(self.token.clone(), progress);
+            param.total = total;
             param.message = Some(message);
             let _ = self.queue.send((param, wait.then_some(written)));
         }
@@ -77,7 +80,13 @@ impl CallProgress {
 
     /// A call's event, from its thread: written before this returns.
     pub fn event(&self, message: String) {
-        self.send(message, true);
+        self.send(message, None, true);
+    }
+
+    /// Where the tool says it is: `progress` of `total`, from its thread (written before this
+    /// returns). Its own numbers; the events after it count on from them.
+    pub fn report(&self, progress: f64, total: Option<f64>, message: String) {
+        self.send(message, Some((progress, total)), true);
     }
 
     /// From the waiting request: if the call said nothing for [`BEAT`], a message that it is
@@ -91,7 +100,7 @@ impl CallProgress {
             .elapsed();
         if quiet >= BEAT {
             let running = self.started.elapsed().as_secs();
-            self.send(format!("still running ({running} s)"), false);
+            self.send(format!("still running ({running} s)"), None, false);
         }
     }
 }

@@ -37,8 +37,9 @@ pub fn call_result(outcome: &CallOutcome) -> CallToolResult {
 /// `None` when the tool relayed none (or it does not read as an MCP result: the outcome's text
 /// is answered then).
 fn relayed(outcome: &CallOutcome) -> Option<CallToolResult> {
-    let relayed = outcome.mcp_result()?;
-    let mut result = match serde_json::from_value::<CallToolResult>(relayed.clone()) {
+    let mut relayed = outcome.mcp_result()?.clone();
+    complete(&mut relayed);
+    let mut result = match serde_json::from_value::<CallToolResult>(relayed) {
         Ok(result) => result,
         Err(e) => {
             tracing::warn!(target: "toolhost::mcp", "the MCP result {} relayed is not one ({e}); its text is answered", outcome.tool);
@@ -50,4 +51,14 @@ fn relayed(outcome: &CallOutcome) -> Option<CallToolResult> {
         result.content.push(ContentBlock::text(cancelled.note()));
     }
     Some(result)
+}
+
+/// Marks a result made from JSON (a plugin's, a relayed server's) as complete, as every
+/// 2026-07-28 result must say (`resultType`), unless it says otherwise.
+pub fn complete(result: &mut serde_json::Value) {
+    if let Some(object) = result.as_object_mut() {
+        object
+            .entry("resultType")
+            .or_insert_with(|| serde_json::Value::from("complete"));
+    }
 }

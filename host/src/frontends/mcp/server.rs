@@ -4,14 +4,19 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams,
-    GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, Tool, UpdateTaskParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
+    ReadResourceResponse, ResourcesCapability, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{Peer, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
 use serde_json::Value;
 use tokio::sync::broadcast;
+use tool_api::model::{COMPLETION_CAPABILITY, PROMPTS_CAPABILITY, RESOURCES_CAPABILITY};
 
 use super::roots::{client_roots, root_specs, ROOT_REFUSED};
 use super::shared::Shared;
@@ -223,19 +228,29 @@ impl McpServer {
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // MCP logging: see `ui`.
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_logging()
-                .enable_tasks()
-                .build(),
-        )
-        .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
-        .with_instructions(format!(
-            "Tools of a coding agent. {}",
-            crate::frontends::describe_workspace(self.host.workspace())
-        ))
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_logging()
+            .enable_tasks()
+            .build();
+        if self.offers(RESOURCES_CAPABILITY) {
+            let mut offered = ResourcesCapability::default();
+            offered.subscribe = Some(true);
+            capabilities.resources = Some(offered);
+        }
+        if self.offers(PROMPTS_CAPABILITY) {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if self.offers(COMPLETION_CAPABILITY) {
+            capabilities.completions = Some(Default::default());
+        }
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "Tools of a coding agent. {}",
+                crate::frontends::describe_workspace(self.host.workspace())
+            ))
     }
 
     #[allow(deprecated)] // MCP logging: see `ui`.
@@ -282,6 +297,111 @@ impl ServerHandler for McpServer {
         Ok(ListToolsResult::with_all_items(self.tools())
             .with_ttl_ms(self.tools_ttl_ms)
             .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let items = self
+            .listed(RESOURCES_CAPABILITY, "resources_list", "resources")
+            .await?;
+        listing(json!({"resources": items}))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let items = self
+            .listed(
+                RESOURCES_CAPABILITY,
+                "resource_templates_list",
+                "resourceTemplates",
+            )
+            .await?;
+        listing(json!({"resourceTemplates": items}))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        let answer = self
+            .first_answer(RESOURCES_CAPABILITY, "resources_read", json!({"uri": uri}))
+            .await
+            .map_err(|mut e| {
+                // The resource's URI travels with a "not found" (SEP-2164).
+                if e.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+                    e.data = Some(json!({"uri": uri}));
+                }
+                e
+            })?;
+        Ok(ReadResourceResponse::Complete(listing(answer)?))
+    }
+
+    #[allow(deprecated)] // resources/subscribe is 2025-11-25's; rmcp refuses it for 2026-07-28.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let payload = json!({"uri": request.uri});
+        self.first_answer(RESOURCES_CAPABILITY, "resources_subscribe", payload)
+            .await
+            .map(drop)
+    }
+
+    #[allow(deprecated)] // as `subscribe`.
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let payload = json!({"uri": request.uri});
+        self.first_answer(RESOURCES_CAPABILITY, "resources_unsubscribe", payload)
+            .await
+            .map(drop)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let items = self
+            .listed(PROMPTS_CAPABILITY, "prompts_list", "prompts")
+            .await?;
+        listing(json!({"prompts": items}))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let payload = json!({"name": request.name, "arguments": request.arguments});
+        let answer = self
+            .first_answer(PROMPTS_CAPABILITY, "prompts_get", payload)
+            .await?;
+        Ok(GetPromptResponse::Complete(listing(answer)?))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let payload = serde_json::to_value(&request)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let answer = self
+            .first_answer(COMPLETION_CAPABILITY, "complete", payload)
+            .await?;
+        listing(answer)
     }
 
     async fn get_task(
@@ -346,4 +466,17 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         self.answer_call(request, context).await
     }
+}
+
+/// A plugin's answer as the MCP result it must be (`resultType: "complete"`, which rmcp takes
+/// out again for a client older than 2026-07-28); a malformed one is an internal error naming
+/// what is wrong.
+fn listing<T: serde::de::DeserializeOwned>(mut answer: Value) -> Result<T, ErrorData> {
+    super::result::complete(&mut answer);
+    serde_json::from_value(answer).map_err(|e| {
+        ErrorData::internal_error(
+            format!("a plugin answered with a malformed result: {e}"),
+            None,
+        )
+    })
 }

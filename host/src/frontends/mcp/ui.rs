@@ -21,17 +21,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, LoggingLevel, LoggingMessageNotificationParam,
-    ServerRequest,
+    CancelledNotificationParam, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, LoggingLevel,
+    LoggingMessageNotificationParam, ServerRequest,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::RoleServer;
 use serde_json::Value;
 use tool_api::model::AskReply;
 
-use super::ask::Questions;
-use super::progress::CallProgress;
 use super::questions;
 use crate::plugins::handler::Cancellation;
 use crate::ui::{Ui, ERROR_EVENT, NOTIFICATION_EVENT};
@@ -183,11 +181,26 @@ impl ClientLink {
         });
     }
 
-    /// Whether the client declared form elicitation.
-    fn can_elicit(&self) -> bool {
+    /// Whether the client declared elicitation (`url`: of the URL mode; else forms).
+    fn can_elicit(&self, url: bool) -> bool {
+        self.peer().is_some_and(|(peer, _)| {
+            peer.peer_info().is_some_and(|info| {
+                info.capabilities.elicitation.as_ref().is_some_and(|e| {
+                    if url {
+                        e.url.is_some()
+                    } else {
+                        e.form.is_some() || e.url.is_none()
+                    }
+                })
+            })
+        })
+    }
+
+    /// Whether the client declared sampling.
+    fn can_sample(&self) -> bool {
         self.peer().is_some_and(|(peer, _)| {
             peer.peer_info()
-                .is_some_and(|info| info.capabilities.elicitation.is_some())
+                .is_some_and(|info| info.capabilities.sampling.is_some())
         })
     }
 
@@ -199,9 +212,6 @@ impl ClientLink {
         schema: Value,
         cancellation: Option<&Arc<Cancellation>>,
     ) -> Option<(ElicitationAction, Value)> {
-        if !self.can_elicit() {
-            return None;
-        }
         let schema: ElicitationSchema = serde_json::from_value(schema)
             .map_err(|e| tracing::error!(target: "toolhost::mcp", "elicitation schema: {e}"))
             .ok()?;
@@ -210,13 +220,64 @@ impl ClientLink {
             message: message.to_string(),
             requested_schema: schema,
         };
+        self.elicit_with(params, cancellation)
+    }
+
+    /// Elicits `params` (a form, or a URL to visit) of the client's user; as [`Self::elicit`].
+    pub(super) fn elicit_with(
+        &self,
+        params: ElicitRequestParams,
+        cancellation: Option<&Arc<Cancellation>>,
+    ) -> Option<(ElicitationAction, Value)> {
+        let url = matches!(params, ElicitRequestParams::UrlElicitationParams { .. });
+        if !self.can_elicit(url) {
+            return None;
+        }
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        match self.request(request, cancellation)? {
+            ClientResult::ElicitResult(result) => {
+                Some((result.action, result.content.unwrap_or(Value::Null)))
+            }
+            _ => {
+                tracing::warn!(target: "toolhost::elicitation", "the client answered an elicitation with something else");
+                None
+            }
+        }
+    }
+
+    /// Asks the client's model to write a message (`sampling/createMessage`); the result, or
+    /// `None` as for [`Self::elicit`].
+    pub(super) fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+        cancellation: Option<&Arc<Cancellation>>,
+    ) -> Option<Value> {
+        if !self.can_sample() {
+            return None;
+        }
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        match self.request(request, cancellation)? {
+            ClientResult::CreateMessageResult(result) => serde_json::to_value(result).ok(),
+            _ => {
+                tracing::warn!(target: "toolhost::elicitation", "the client answered a sampling request with something else");
+                None
+            }
+        }
+    }
+
+    /// Sends `request` to the client and waits for its answer; `None` when the request
+    /// failed, no answer came within the ask limit, or `cancellation` (the call's) came
+    /// first. The client is told when its request is void (`notifications/cancelled`), so
+    /// that it stops showing it: rmcp tells it when the limit passes, and this when the call
+    /// is cancelled first (by the client, or given up at its timeout).
+    fn request(
+        &self,
+        request: ServerRequest,
+        cancellation: Option<&Arc<Cancellation>>,
+    ) -> Option<ClientResult> {
         let watched = cancellation.cloned();
         let limit = self.ask_timeout();
-        // The client is told when its question is void (`notifications/cancelled`), so that
-        // it stops showing it: rmcp tells it when the limit passes, and this when the call is
-        // cancelled first (by the client, or given up at its timeout).
         let answer = self.run(|peer| async move {
-            let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
             let asked = match peer
                 .send_cancellable_request(request, PeerRequestOptions::with_timeout(limit))
                 .await
@@ -227,8 +288,7 @@ impl ClientLink {
             let (id, peer) = (asked.id.clone(), asked.peer.clone());
             let ask = async move {
                 match asked.await_response().await {
-                    Ok(ClientResult::ElicitResult(result)) => Ok(result),
-                    Ok(_) => Err("the client answered with something else".to_string()),
+                    Ok(result) => Ok(result),
                     Err(ServiceError::Timeout { .. }) => Err(format!(
                         "no answer within {} s ([limits] ask_timeout_secs)",
                         limit.as_secs()
@@ -253,13 +313,26 @@ impl ClientLink {
                 None => Some(ask.await),
             }
         })??;
-        match answer {
-            Ok(result) => Some((result.action, result.content.unwrap_or(Value::Null))),
-            Err(e) => {
-                tracing::warn!(target: "toolhost::elicitation", "elicitation failed: {e}");
-                None
-            }
+        answer
+            .map_err(|e| tracing::warn!(target: "toolhost::elicitation", "a request to the client failed: {e}"))
+            .ok()
+    }
+
+    /// A tool's log message (`notifications/message` at `level`, from `logger`), at or
+    /// above the client's level (all of them until it sets one).
+    pub(super) fn log_data(&self, level: LoggingLevel, logger: &str, data: &Value) {
+        let link = self.lock();
+        if link.silent || link.level.is_some_and(|least| rank(level) < rank(least)) {
+            return;
         }
+        drop(link);
+        let mut message = LoggingMessageNotificationParam::new(level, data.clone());
+        message.logger = (!logger.is_empty()).then(|| logger.to_string());
+        self.run(|peer| async move {
+            if let Err(e) = peer.notify_logging_message(message).await {
+                tracing::debug!(target: "toolhost::mcp", "notification not sent: {e}");
+            }
+        });
     }
 }
 
@@ -314,7 +387,7 @@ impl Ui for McpUi {
 }
 
 /// Errors and notifications as log messages; other events are logged on stderr's tracing.
-fn log_event(link: &ClientLink, kind: &str, text: &str, partial: bool) {
+pub(super) fn log_event(link: &ClientLink, kind: &str, text: &str, partial: bool) {
     if partial {
         return;
     }
@@ -325,80 +398,8 @@ fn log_event(link: &ClientLink, kind: &str, text: &str, partial: bool) {
     }
 }
 
-/// How a call's questions reach the client's user.
-#[derive(Clone)]
-pub enum Asking {
-    /// As `elicitation/create` requests of the session (a 2025-11-25 client that declared
-    /// elicitation).
-    Elicitation,
-    /// Through the request that waits for the call (a 2026-07-28 client that declared
-    /// elicitation: an `InputRequiredResult`, or its task's status).
-    Forwarded(Questions),
-    /// Nobody: the client declared no elicitation.
-    Nobody,
-}
-
-/// The UI of one `tools/call`: the session's, plus its events as progress messages when the
-/// client gave a `progressToken`, and questions, asked as [`Asking`] says, that give up when
-/// the call is cancelled.
-pub struct CallUi {
-    link: ClientLink,
-    progress: Option<Arc<CallProgress>>,
-    cancellation: Arc<Cancellation>,
-    asking: Asking,
-}
-
-impl CallUi {
-    /// The UI of a call with `progress` (when the request has a token) under `cancellation`,
-    /// asking as `asking` says.
-    pub fn new(
-        link: ClientLink,
-        progress: Option<Arc<CallProgress>>,
-        cancellation: Arc<Cancellation>,
-        asking: Asking,
-    ) -> Self {
-        Self {
-            link,
-            progress,
-            cancellation,
-            asking,
-        }
-    }
-}
-
-impl Ui for CallUi {
-    fn say(&self, kind: &str, text: &str, partial: bool) {
-        log_event(&self.link, kind, text, partial);
-        if partial || text.is_empty() {
-            return;
-        }
-        if let Some(progress) = &self.progress {
-            let message = if kind == "command_output" {
-                text.to_string()
-            } else {
-                format!("{kind}: {text}")
-            };
-            progress.event(message);
-        }
-    }
-
-    fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
-        match &self.asking {
-            Asking::Elicitation => ask(&self.link, kind, text, Some(&self.cancellation)),
-            Asking::Forwarded(questions) => {
-                let limit = self.link.ask_timeout();
-                let elicit = |message: &str, schema: Value| {
-                    questions.ask(message, schema, &self.cancellation, limit)
-                };
-                questions::ask(&elicit, kind, text)
-            }
-            Asking::Nobody => None,
-        }
-    }
-}
-
 /// A question (Cline's `ask`) as an elicitation form of [`questions`], asked of `link`.
-fn ask(
+pub(super) fn ask(
     link: &ClientLink,
     kind: &str,
     text: &str,
