@@ -15,6 +15,7 @@ fn bad_plugins() -> PluginDir {
         "fixture_wrong_abi_version",
         "fixture_faulty",
         "fixture_duplicate",
+        "fixture_needs_newer_host",
     ] {
         dir.add_library(name);
     }
@@ -58,6 +59,10 @@ fn each_bad_library_costs_one_warning_and_the_rest_still_work() {
     let expected = [
         ("libcorrupt.so", "not a loadable library: "),
         ("libfixture_duplicate.so", "tool 'read_file' is already provided by plugin 'read_file'"),
+        (
+            "libfixture_needs_newer_host.so",
+            "needs a newer host: it needs teleportation of its host, which this toolhost",
+        ),
         ("libfixture_not_a_plugin.so", "not a toolhost plugin (it exports no tool-api root module)"),
         (
             "libfixture_wrong_abi_version.so",

@@ -401,6 +401,33 @@ pub const MCP_SERVERS_CAPABILITY: &str = "mcp_servers";
 /// The handler extension answering with the MCP servers, their status and their tools.
 pub const MCP_SERVERS_METHOD: &str = "mcp_servers";
 
+/// How a plugin names, among its capabilities, a feature it needs of its host
+/// (`needs:resources`): a host that does not know the feature refuses to load the plugin and
+/// says which one, instead of running it without.
+pub const NEEDS_PREFIX: &str = "needs:";
+
+/// The features a host of this tool-api has, which a plugin may need ([`NEEDS_PREFIX`]).
+/// Features are only ever added; a plugin that needs none of them loads in every 1.x host.
+///
+/// - `mcp_result`: a result's MCP structures answered as they are (`ToolContent::mcp_result`).
+/// - `ui_services`: the `ui` services (a tool's own forms, sampling, progress with a total,
+///   log messages by level).
+/// - `resources`, `prompts`, `completion`: what [`RESOURCES_CAPABILITY`],
+///   [`PROMPTS_CAPABILITY`] and [`COMPLETION_CAPABILITY`] serve, offered to MCP clients.
+/// - `output_schema`: a spec's output schema shown to MCP clients.
+/// - `runs_long`: a long tool's calls made tasks for the clients that follow them.
+/// - `egress_route`: the `egress.route` service.
+pub const HOST_FEATURES: &[&str] = &[
+    "mcp_result",
+    "ui_services",
+    "resources",
+    "prompts",
+    "completion",
+    "output_schema",
+    "runs_long",
+    "egress_route",
+];
+
 /// The plugin capability saying that its first handler serves MCP resources, as an MCP
 /// server does: the handler extensions `resources_list` (answer: MCP's `ListResourcesResult`),
 /// `resource_templates_list` (`ListResourceTemplatesResult`), `resources_read` (`{"uri"}`;

@@ -17,6 +17,9 @@ pub enum LoadError {
     /// Built against a tool-api (or ABI library) whose version this host cannot load.
     #[error("incompatible ABI version: {0}")]
     AbiVersion(String),
+    /// It needs a feature of its host that this host does not have.
+    #[error("needs a newer host: {0}")]
+    NeedsNewerHost(String),
     /// The types it was built with do not match this host's.
     #[error("incompatible ABI layout: {0}")]
     AbiLayout(String),

@@ -302,7 +302,22 @@ fn check_manifest(path: &Path, manifest: Manifest) -> Result<PluginInfo, LoadErr
             "built with panic = \"abort\": its panics could not be contained".to_string(),
         ));
     }
-    let capabilities = serde_json::from_str(&manifest.capabilities_json).unwrap_or_default();
+    let capabilities: Vec<String> =
+        serde_json::from_str(&manifest.capabilities_json).unwrap_or_default();
+    let lacking: Vec<&str> = capabilities
+        .iter()
+        .filter_map(|capability| capability.strip_prefix(tool_api::model::NEEDS_PREFIX))
+        .filter(|feature| !tool_api::model::HOST_FEATURES.contains(feature))
+        .collect();
+    if !lacking.is_empty() {
+        return Err(LoadError::NeedsNewerHost(format!(
+            "it needs {} of its host, which this toolhost {} (tool-api {ours}) does not have; \
+             it was built against tool-api {abi_version}: run it with a toolhost built against \
+             that tool-api or a later one",
+            lacking.join(", "),
+            env!("CARGO_PKG_VERSION"),
+        )));
+    }
     Ok(PluginInfo::known(
         manifest.name,
         version,
