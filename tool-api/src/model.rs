@@ -6,6 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod capabilities;
+pub use capabilities::*;
+
 /// What a tool looks like to the host and to the model: one entry per tool name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {
@@ -386,82 +389,6 @@ pub struct PathAnchor {
     /// Its inode (`st_ino`).
     pub inode: u64,
 }
-
-/// The plugin capability (in `export_plugin!(capabilities: [...])`) saying that the plugin's
-/// handlers serve names discovered at run time, beyond their specs: the tools of MCP servers,
-/// tools declared in the settings. The host then asks its handlers with the handler extension
-/// [`DYNAMIC_TOOLS_METHOD`].
-pub const DYNAMIC_TOOLS_CAPABILITY: &str = "dynamic_tools";
-
-/// The plugin capability saying that the plugin owns the MCP client of the settings' MCP
-/// servers: `toolhost mcp-servers` asks its first handler with the handler extension
-/// [`MCP_SERVERS_METHOD`] (payload: a [`DynamicToolsQuery`] without a name).
-pub const MCP_SERVERS_CAPABILITY: &str = "mcp_servers";
-
-/// The handler extension answering with the MCP servers, their status and their tools.
-pub const MCP_SERVERS_METHOD: &str = "mcp_servers";
-
-/// How a plugin names, among its capabilities, a feature it needs of its host
-/// (`needs:resources`): a host that does not know the feature refuses to load the plugin and
-/// says which one, instead of running it without.
-pub const NEEDS_PREFIX: &str = "needs:";
-
-/// The features a host of this tool-api has, which a plugin may need ([`NEEDS_PREFIX`]).
-/// Features are only ever added; a plugin that needs none of them loads in every 1.x host.
-///
-/// - `mcp_result`: a result's MCP structures answered as they are (`ToolContent::mcp_result`).
-/// - `ui_services`: the `ui` services (a tool's own forms, sampling, progress with a total,
-///   log messages by level).
-/// - `resources`, `prompts`, `completion`: what [`RESOURCES_CAPABILITY`],
-///   [`PROMPTS_CAPABILITY`] and [`COMPLETION_CAPABILITY`] serve, offered to MCP clients.
-/// - `output_schema`: a spec's output schema shown to MCP clients.
-/// - `runs_long`: a long tool's calls made tasks for the clients that follow them.
-/// - `egress_route`: the `egress.route` service.
-pub const HOST_FEATURES: &[&str] = &[
-    "mcp_result",
-    "ui_services",
-    "resources",
-    "prompts",
-    "completion",
-    "output_schema",
-    "runs_long",
-    "egress_route",
-];
-
-/// The plugin capability saying that its first handler serves MCP resources, as an MCP
-/// server does: the handler extensions `resources_list` (answer: MCP's `ListResourcesResult`),
-/// `resource_templates_list` (`ListResourceTemplatesResult`), `resources_read` (`{"uri"}`;
-/// `ReadResourceResult`, or the error `NOT_FOUND` for a URI it does not serve),
-/// `resources_subscribe` and `resources_unsubscribe` (`{"uri"}`; `{}`). Each payload also
-/// has the task's workspace (`"workspace": TaskContext`).
-pub const RESOURCES_CAPABILITY: &str = "resources";
-
-/// The plugin capability saying that its first handler serves MCP prompts: the handler
-/// extensions `prompts_list` (MCP's `ListPromptsResult`) and `prompts_get` (`{"name",
-/// "arguments"}`; `GetPromptResult`, or `NOT_FOUND`), with the workspace as for resources.
-pub const PROMPTS_CAPABILITY: &str = "prompts";
-
-/// The plugin capability saying that its first handler completes the arguments of its
-/// prompts and resource templates: the handler extension `complete` (MCP's
-/// `completion/complete` params; `CompleteResult`).
-pub const COMPLETION_CAPABILITY: &str = "completion";
-
-/// The handler extension the host sends to a handler whose session other tools close
-/// ([`Handling::closed_by_other_tools`]); payload `{"task_id"}`.
-pub const CLOSE_SESSION_METHOD: &str = "close_session";
-
-/// The handler extension every opened handler hears when a task's host goes away; payload
-/// `{"task_id"}`.
-pub const TASK_ENDED_METHOD: &str = "task_ended";
-
-/// The plugin capability saying that the plugin's specs depend on its environment when it is
-/// loaded (files, variables), so the host must open it at every start rather than take its
-/// names and specs from the plugin index of an earlier run.
-pub const SPECS_FROM_ENVIRONMENT_CAPABILITY: &str = "specs_from_environment";
-
-/// The handler extension listing a handler's run-time tools. Its payload is a
-/// [`DynamicToolsQuery`]; its answer `{"tools": [ToolSpec, ...]}`.
-pub const DYNAMIC_TOOLS_METHOD: &str = "dynamic_tools";
 
 /// What the host asks a handler that serves run-time tools.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,10 @@ use super::crates::Crate;
 const CAPABILITIES: [&str; 3] = ["dynamic_tools", "specs_from_environment", "mcp_servers"];
 
 /// The files that may write them: their constants, and this rule.
-const HOMES: [&str; 2] = ["tool-api/src/model.rs", "xtask/src/tidy/capabilities.rs"];
+const HOMES: [&str; 2] = [
+    "tool-api/src/model/capabilities.rs",
+    "xtask/src/tidy/capabilities.rs",
+];
 
 /// Every literal of the product's crates that is a capability string.
 pub fn check(crates: &[Crate]) -> Vec<String> {
@@ -45,7 +48,7 @@ mod tests {
 mod tests { const C: &str = "mcp_servers"; }"#,
             ),
             (
-                "tool-api/src/model.rs",
+                "tool-api/src/model/capabilities.rs",
                 r#"pub const DYNAMIC_TOOLS: &str = "dynamic_tools";"#,
             ),
             (

@@ -21,13 +21,13 @@ use serde_json::Value;
 use tool_api::texts;
 
 use super::ask::Questions;
+use super::call_ui::{Asking, CallUi};
 use super::input_required::{binding, Resumed};
 use super::modern::{can_elicit, is_modern, LOG_LEVEL_KEY};
 use super::progress::CallProgress;
 use super::result;
 use super::running::{RunningCall, Waited};
 use super::server::McpServer;
-use super::call_ui::{Asking, CallUi};
 use super::ui::ClientLink;
 use crate::call::{CallOptions, CallScope};
 use crate::ui::Ui;
