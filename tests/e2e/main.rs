@@ -32,6 +32,7 @@ mod mcp_conformance;
 mod mcp_http;
 mod mcp_http_limits;
 mod mcp_http_origin;
+mod mcp_instructions;
 mod mcp_modern;
 mod mcp_questions;
 mod mcp_remote;

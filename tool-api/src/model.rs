@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod capabilities;
+mod offers;
 pub use capabilities::*;
+pub use offers::OfferRequest;
 
 /// What a tool looks like to the host and to the model: one entry per tool name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -431,13 +433,19 @@ impl EgressRoute {
 impl DynamicToolsQuery {
     /// The setting at a dotted key (`mcp.settings_file`).
     pub fn setting(&self, key: &str) -> Option<&Value> {
-        key.split('.')
-            .try_fold(&self.settings, |value, part| value.get(part))
-            .filter(|value| !value.is_null())
+        setting_at(&self.settings, key)
     }
 
     /// Whether `name` is wanted by this query.
     pub fn wants(&self, name: &str) -> bool {
         self.name.as_deref().is_none_or(|wanted| wanted == name)
     }
+}
+
+/// The value at a dotted key (`mcp.settings_file`) of a settings document; `None` for a
+/// missing or null one.
+fn setting_at<'a>(settings: &'a Value, key: &str) -> Option<&'a Value> {
+    key.split('.')
+        .try_fold(settings, |value, part| value.get(part))
+        .filter(|value| !value.is_null())
 }

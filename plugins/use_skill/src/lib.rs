@@ -9,6 +9,10 @@
 //! `skills.disabled` (a list of skill names or `SKILL.md` paths) turns skills off, as Cline's
 //! skill toggles do. Cline's remote (enterprise) skills have no counterpart here.
 //!
+//! The available skills are also MCP resources (their `SKILL.md` files, `file://` URIs) for
+//! the clients of `toolhost mcp`; a skill in the workspace is offered only when it really is
+//! inside it and `.clineignore` does not block it.
+//!
 //! Cline answers every failure here with plain text (`Error: …`), not a tool error; the texts
 //! are kept, and so is that form. Because of it `skill_name` is not declared required in the
 //! schema (the host's required check would replace Cline's text), and the missing name, which
@@ -18,6 +22,7 @@ mod skills;
 
 use std::path::Path;
 
+use instruction_files::{InstructionFile, Origin};
 use serde_json::json;
 use tool_api::sdk::prelude::*;
 
@@ -69,7 +74,8 @@ impl Tool for UseSkill {
         let Some(name) = call.params.string("skill_name").filter(|n| !n.is_empty()) else {
             return Ok(ToolContent::text(MISSING_NAME));
         };
-        let available = match available_skills(Path::new(&call.task.cwd), ctx) {
+        let setting = |key: &str| ctx.setting::<serde_json::Value>(key);
+        let available = match available_skills(Path::new(&call.task.cwd), setting) {
             Ok(available) => available,
             Err(message) => return Ok(ToolContent::text(format!("Error: {message}"))),
         };
@@ -103,6 +109,43 @@ impl Tool for UseSkill {
         );
         Ok(())
     }
+
+    /// The available skills' `SKILL.md` files as MCP resources, for a client's resource picker.
+    fn extension(
+        &self,
+        method: &str,
+        payload: &serde_json::Value,
+    ) -> Result<serde_json::Value, ToolError> {
+        let request: OfferRequest = serde_json::from_value(payload.clone())
+            .map_err(|e| ToolError::new(ToolErrorKind::INVALID_PARAMS, e.to_string()))?;
+        instruction_files::answer_resources(method, &request, skill_files).unwrap_or_else(|| {
+            Err(ToolError::new(
+                ToolErrorKind::UNAVAILABLE,
+                format!("unknown handler extension '{method}'"),
+            ))
+        })
+    }
+}
+
+/// The available skills of `request`'s workspace as instruction files (none when the
+/// settings are unusable: a listing is no place to report them; a call does).
+fn skill_files(request: &OfferRequest) -> Vec<InstructionFile> {
+    let cwd = Path::new(&request.workspace.cwd);
+    let setting = |key: &str| request.setting(key).cloned();
+    available_skills(cwd, setting)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|skill| InstructionFile {
+            origin: if skill.path.starts_with(cwd) {
+                Origin::Workspace
+            } else {
+                Origin::User
+            },
+            name: skill.name,
+            description: Some(skill.description),
+            path: skill.path,
+        })
+        .collect()
 }
 
 /// The UI message naming the skill (Cline's `ClineSayTool` of kind `useSkill`).
@@ -111,9 +154,13 @@ fn skill_message(name: &str) -> String {
 }
 
 /// The skills the model may load: discovered, resolved by name, minus the disabled ones.
-fn available_skills(cwd: &Path, ctx: &Ctx<'_>) -> Result<Vec<Skill>, String> {
+/// `setting` reads the settings (a call's, or those an MCP client's request came with).
+fn available_skills(
+    cwd: &Path,
+    setting: impl Fn(&str) -> Option<serde_json::Value>,
+) -> Result<Vec<Skill>, String> {
     // `~` and `${env:NAME}` expanded as in every path setting.
-    let configured = ctx.setting::<serde_json::Value>("skills.global_dirs");
+    let configured = setting("skills.global_dirs");
     let global = tool_api::sdk::paths::setting_paths("skills.global_dirs", configured.as_ref())?
         .unwrap_or_else(|| {
             // Cline uses the home directory (Node's `os.homedir()`, which is $HOME on Unix).
@@ -123,7 +170,9 @@ fn available_skills(cwd: &Path, ctx: &Ctx<'_>) -> Result<Vec<Skill>, String> {
         });
     let mut dirs = skills::project_dirs(cwd);
     dirs.extend(global);
-    let disabled: Vec<String> = ctx.setting("skills.disabled").unwrap_or_default();
+    let disabled: Vec<String> = setting("skills.disabled")
+        .and_then(|value| serde_json::from_value(value).ok())
+        .unwrap_or_default();
     Ok(skills::resolve(skills::discover(&dirs))
         .into_iter()
         .filter(|s| {
@@ -148,4 +197,6 @@ fn activated(skill: &Skill, instructions: &str) -> String {
 }
 
 tool_api::submit_tool!(UseSkill);
-tool_api::export_plugin!();
+tool_api::export_plugin!(
+    capabilities: [tool_api::model::RESOURCES_CAPABILITY, "needs:resources"]
+);

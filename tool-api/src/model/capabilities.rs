@@ -45,14 +45,15 @@ pub const HOST_FEATURES: &[&str] = &[
 /// The plugin capability saying that its first handler serves MCP resources, as an MCP
 /// server does: the handler extensions `resources_list` (answer: MCP's `ListResourcesResult`),
 /// `resource_templates_list` (`ListResourceTemplatesResult`), `resources_read` (`{"uri"}`;
-/// `ReadResourceResult`, or the error `NOT_FOUND` for a URI it does not serve),
-/// `resources_subscribe` and `resources_unsubscribe` (`{"uri"}`; `{}`). Each payload also
-/// has the task's workspace (`"workspace": TaskContext`).
+/// `ReadResourceResult`, or the error `INVALID_PARAMS` for a URI it does not serve: the host
+/// then asks the next such plugin),
+/// `resources_subscribe` and `resources_unsubscribe` (`{"uri"}`; `{}`). Each payload is an
+/// [`super::OfferRequest`]: those parameters, the task's workspace and the settings.
 pub const RESOURCES_CAPABILITY: &str = "resources";
 
 /// The plugin capability saying that its first handler serves MCP prompts: the handler
 /// extensions `prompts_list` (MCP's `ListPromptsResult`) and `prompts_get` (`{"name",
-/// "arguments"}`; `GetPromptResult`, or `NOT_FOUND`), with the workspace as for resources.
+/// "arguments"}`; `GetPromptResult`, or `INVALID_PARAMS`), with the workspace as for resources.
 pub const PROMPTS_CAPABILITY: &str = "prompts";
 
 /// The plugin capability saying that its first handler completes the arguments of its

@@ -48,7 +48,8 @@ pub mod prelude {
     pub use crate::abi::{ToolError, ToolErrorKind};
     pub use crate::model::{
         ApprovalCategory, ApprovalDecision, ApprovalRequest, AskReply, AskResponse, ContentBlock,
-        DynamicToolsQuery, EgressRoute, PathVerdict, TaskContext, ToolContent, ToolSpec,
+        DynamicToolsQuery, EgressRoute, OfferRequest, PathVerdict, TaskContext, ToolContent,
+        ToolSpec,
     };
     pub use crate::texts;
     pub use crate::workspace::{FsError, OpenedFile, Workspace};

@@ -71,9 +71,11 @@ impl McpServer {
     }
 }
 
-/// `payload` with the task's workspace (`"workspace"`: the context a plugin's calls read).
+/// `payload` with the task's workspace (`"workspace"`: the context a plugin's calls read) and
+/// the settings: a [`tool_api::model::OfferRequest`].
 fn with_workspace(host: &Host, mut payload: Value) -> Value {
     payload["workspace"] = host.task_context();
+    payload["settings"] = host.settings().document().clone();
     payload
 }
 
