@@ -22,6 +22,7 @@ mod faults_isolated;
 mod frontends;
 mod hooks;
 mod in_process;
+mod input_required;
 mod install;
 mod json_clients;
 mod list_code_definition_names;

@@ -16,9 +16,7 @@ use std::process::{Child, Command, Stdio};
 use toolhost_tests::{toolhost_bin, workdir, PluginDir};
 
 /// The 2026-07-28 scenarios that pass; the rest need what the fixture and toolhost do not
-/// have yet (the tasks extension's fixture tools, input-required fixtures that ask for
-/// sampling or roots, several questions at once or from a prompt, the stateless diagnostic
-/// tools, tools with `x-mcp-header` parameters).
+/// have yet (the tasks extension's fixture tools, tools with `x-mcp-header` parameters).
 const SCENARIOS_2026: &[&str] = &[
     "tools-list",
     "tools-call-simple-text",
@@ -44,7 +42,20 @@ const SCENARIOS_2026: &[&str] = &[
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
     "http-header-validation",
+    "server-stateless",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-request-state",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
+    "input-required-result-result-type",
     "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
 ];
 

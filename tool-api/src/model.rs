@@ -7,8 +7,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod capabilities;
+mod mcp_input;
 mod offers;
 pub use capabilities::*;
+pub use mcp_input::McpInput;
 pub use offers::OfferRequest;
 
 /// What a tool looks like to the host and to the model: one entry per tool name.
@@ -87,6 +89,11 @@ pub struct Handling {
     /// (MCP's tasks extension) gets one for each call instead of waiting for the result.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub runs_long: bool,
+    /// The MCP client capabilities its calls need (`sampling`, `elicitation`, `roots`, or
+    /// `tasks` for the tasks extension: every call a task): `toolhost mcp` refuses a call from
+    /// a client that did not declare one (MCP's error -32021, naming it) rather than run it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_needs: Vec<String>,
 }
 
 impl Handling {
@@ -180,6 +187,9 @@ pub struct TaskContext {
     /// plugin's `check_path` of one of these paths gets its verdict without asking the host.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub path_verdicts: Vec<PathVerdict>,
+    /// What the MCP client sent with the call, for a call made through `toolhost mcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpInput>,
 }
 
 /// One block of a tool's result.

@@ -25,7 +25,7 @@ use super::outcome::TaskCancelled;
 use super::outcome::{denied, CallOutcome};
 use super::prepare::{self, PreparedCall};
 use super::services::{Cancellation, HostCallServices};
-use super::{checks, run};
+use super::{checks, input_required, run};
 use crate::call::hooks::{Consent, HookName, HookOutcome};
 use crate::permissions::{approval, ApprovalMode};
 use crate::plugins::RegisteredTool;
@@ -89,6 +89,26 @@ impl Call {
             result = match host.upgrade()?.check_again(&mut ready, &changed, changes) {
                 Ok(()) if clock.again() => ready.run_handler(clock),
                 Ok(()) => return None,
+                Err(e) => Err(e),
+            };
+        }
+        // A result that needs input, for a client that does not answer it: the host answers
+        // it and the handler runs again with the answers.
+        let mut round = 0;
+        while let Some(needed) = input_required::needed(&result) {
+            if ready.options.relays_input_required || clock.abandoned() {
+                break;
+            }
+            round += 1;
+            let answered =
+                host.upgrade()?
+                    .answer_input(needed, &ready.options, ready.subagent, round);
+            result = match answered {
+                Ok(input) if clock.again() => {
+                    ready.call.carry_mcp(input);
+                    ready.run_handler(clock)
+                }
+                Ok(_) => return None,
                 Err(e) => Err(e),
             };
         }
@@ -159,6 +179,9 @@ impl Host {
             Err(e) => return Prepared::Ended(self.not_run(name, e)),
         };
         let mut call = PreparedCall::new(&params, self.context(subagent));
+        if let Some(mcp) = &options.mcp {
+            call.carry_mcp(mcp.clone());
+        }
         let checked = if depth > MAX_NESTING {
             Err(CallError::new(
                 ErrorKind::Failed,

@@ -298,6 +298,7 @@ impl Host {
             mode: key.mode,
             is_subagent: key.is_subagent,
             yolo: key.yolo,
+            mcp: None,
             parallel_tool_calling: true,
             path_verdicts: Vec::new(),
         })

@@ -25,6 +25,7 @@ mod flow;
 pub(crate) mod hooks;
 mod host;
 mod hot_swap;
+mod input_required;
 mod options;
 pub mod outcome;
 mod pending;

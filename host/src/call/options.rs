@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use tool_api::model::McpInput;
+
 use crate::plugins::handler::Cancellation;
 use crate::ui::Ui;
 
@@ -16,6 +18,13 @@ pub struct CallOptions {
     pub ui: Option<Arc<dyn Ui>>,
     /// What runs around the call on its thread (and around the calls it makes).
     pub scope: CallScope,
+    /// What the MCP client sent with the call (its capabilities; the answers to the tool's
+    /// input requests of the round before), for the tool's task context.
+    pub mcp: Option<McpInput>,
+    /// The frontend's client answers a result that needs input itself (a 2026-07-28 MCP
+    /// client): such a result is the call's outcome. Otherwise the host answers it
+    /// ([`super::input_required`]).
+    pub relays_input_required: bool,
 }
 
 /// What a frontend runs around each call on the call's own thread: where it sets what

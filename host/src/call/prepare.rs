@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{CallError, ErrorKind};
 use serde_json::{Map, Value};
-use tool_api::model::{Mode, PathVerdict, TaskContext, ToolSpec};
+use tool_api::model::{McpInput, Mode, PathVerdict, TaskContext, ToolSpec};
 
 use crate::plugins::{Context, HandlerCall, Params};
 
@@ -86,6 +86,15 @@ impl PreparedCall {
             return;
         };
         context.path_verdicts = verdicts.to_vec();
+        self.context = Arc::new(Context::of(context));
+    }
+
+    /// Puts what the MCP client sent with the call into its context.
+    pub fn carry_mcp(&mut self, input: McpInput) {
+        let Some(mut context) = self.context.value().cloned() else {
+            return;
+        };
+        context.mcp = Some(input);
         self.context = Arc::new(Context::of(context));
     }
 

@@ -77,6 +77,7 @@ impl HostCallServices {
             cancellation: Some(self.cancellation.clone()),
             ui: self.ui.clone(),
             scope: self.scope.clone(),
+            ..CallOptions::default()
         }
     }
 }

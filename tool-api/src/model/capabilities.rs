@@ -31,6 +31,9 @@ pub const NEEDS_PREFIX: &str = "needs:";
 /// - `output_schema`: a spec's output schema shown to MCP clients.
 /// - `runs_long`: a long tool's calls made tasks for the clients that follow them.
 /// - `egress_route`: the `egress.route` service.
+/// - `input_required`: a result that needs input first (`mcp_result::InputRequired`), and the
+///   answers in the task context (`TaskContext::mcp`).
+/// - `client_needs`: the client capabilities a spec says its calls need.
 pub const HOST_FEATURES: &[&str] = &[
     "mcp_result",
     "ui_services",
@@ -40,6 +43,8 @@ pub const HOST_FEATURES: &[&str] = &[
     "output_schema",
     "runs_long",
     "egress_route",
+    "input_required",
+    "client_needs",
 ];
 
 /// The plugin capability saying that its first handler serves MCP resources, as an MCP

@@ -93,6 +93,82 @@ impl McpResult {
     }
 }
 
+/// What a tool needs of the client before it can answer, as a 2026-07-28 MCP tool says it
+/// (SEP-2322's `InputRequiredResult`): requests by key (a form, a sampled message, the
+/// client's roots) and a state of the tool's own. The client answers and calls the tool
+/// again with the same arguments; the tool then finds the answers and its state in
+/// [`crate::model::TaskContext::mcp`]. A client that cannot do that (an older MCP client, the
+/// command line, a model's agent loop) is answered by the host: it asks its user or its
+/// client each request and calls the tool again itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputRequired {
+    requests: serde_json::Map<String, Value>,
+    state: Option<String>,
+}
+
+impl InputRequired {
+    /// No request yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the user to fill in a form (`schema`: MCP's `requestedSchema`, primitive fields).
+    pub fn elicit(self, key: &str, message: &str, schema: Value) -> Self {
+        let params = json!({"message": message, "requestedSchema": schema});
+        self.request(key, "elicitation/create", params)
+    }
+
+    /// Asks the client's model for a message (`params`: `sampling/createMessage`'s).
+    pub fn sample(self, key: &str, params: Value) -> Self {
+        self.request(key, "sampling/createMessage", params)
+    }
+
+    /// Asks for the client's roots.
+    pub fn list_roots(self, key: &str) -> Self {
+        self.request(key, "roots/list", json!({}))
+    }
+
+    /// Adds any MCP request a server may send its client.
+    pub fn request(mut self, key: &str, method: &str, params: Value) -> Self {
+        self.requests
+            .insert(key.to_string(), json!({"method": method, "params": params}));
+        self
+    }
+
+    /// Sets the state that comes back with the answers. The host signs it, so the client
+    /// cannot change it, and binds it to this tool and these arguments; it does not encrypt
+    /// it (put no secret in it), and it may come back more than once.
+    pub fn state(mut self, state: impl Into<String>) -> Self {
+        self.state = Some(state.into());
+        self
+    }
+
+    /// The result as a tool returns it.
+    pub fn into_content(self) -> ToolContent {
+        let keys: Vec<&str> = self.requests.keys().map(String::as_str).collect();
+        let mut result = json!({"resultType": INPUT_REQUIRED, "inputRequests": self.requests});
+        if let Some(state) = self.state {
+            result["requestState"] = json!(state);
+        }
+        let mut content = ToolContent::text(format!(
+            "The tool needs input from the client first ({}).",
+            keys.join(", ")
+        ));
+        content.mcp_result = Some(result);
+        content
+    }
+}
+
+/// The `resultType` of an [`InputRequired`] result.
+pub const INPUT_REQUIRED: &str = "input_required";
+
+/// The input requests of an MCP result that is an [`InputRequired`] one.
+pub fn input_requests(result: &Value) -> Option<&serde_json::Map<String, Value>> {
+    (result["resultType"] == INPUT_REQUIRED)
+        .then(|| result["inputRequests"].as_object())
+        .flatten()
+}
+
 /// An MCP result as a model reads it: the text, the images, and whether it is an error.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelView {

@@ -147,6 +147,13 @@ impl ToolSpec {
         self
     }
 
+    /// Its calls need the MCP client capability `capability`
+    /// ([`crate::model::Handling::client_needs`]).
+    pub fn needs_client(mut self, capability: &str) -> Self {
+        self.handling.client_needs.push(capability.to_string());
+        self
+    }
+
     /// The names in the schema's `required` list.
     pub fn required_params(&self) -> Vec<&str> {
         self.input_schema

@@ -3,6 +3,10 @@
 //! `requestState`, and the client's retry of the same `tools/call` brings the answer to the
 //! waiting call, which goes on (and may ask again).
 //!
+//! A tool may also return such a result itself ([`tool_api::sdk::mcp_result::InputRequired`]):
+//! it goes to the client with the tool's own state sealed the same way ([`Parked::relay`]), and
+//! the retry calls the tool again with the answers and that state.
+//!
 //! The state is a handle of the parked call, sealed with a key of this process
 //! ([`RequestStateCodec`]: HMAC), bound to the call (the tool's name and its arguments) and
 //! valid for `[limits] ask_timeout_secs`. A state that was changed, made by another process,
@@ -48,16 +52,23 @@ struct ParkedCall {
 
 /// What a `requestState` holds.
 #[derive(Serialize, Deserialize)]
-struct Sealed {
-    handle: String,
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Sealed {
+    /// The handle of a parked call.
+    Parked { handle: String },
+    /// The state a tool (or a prompt's plugin) returned with input requests of its own.
+    Own { state: Option<String> },
 }
 
-/// A retry's parked call.
+/// What a retry with a `requestState` goes on with.
 pub enum Resumed {
-    /// Its answer was given to it: wait for it again.
+    /// Its parked call, given its answer: wait for it again.
     Answered(RunningCall),
-    /// The retry brought no answer: ask again.
+    /// Its parked call; the retry brought no answer: ask again.
     Unanswered(RunningCall, Question),
+    /// The answers to a tool's own input requests: call it again with them and the state it
+    /// returned with the requests.
+    Again(Option<String>),
 }
 
 impl Parked {
@@ -97,7 +108,7 @@ impl Parked {
         let state = self
             .codec
             .seal_json_with(
-                &Sealed {
+                &Sealed::Parked {
                     handle: handle.clone(),
                 },
                 &options,
@@ -122,7 +133,31 @@ impl Parked {
         Ok(InputRequiredResult::new(Some(requests), Some(state)))
     }
 
-    /// The parked call a retry with `state` and `responses` resumes (its state bound to
+    /// `answer`, a result that needs input a plugin returned (a tool's, a prompt's), as the
+    /// client gets it: its state sealed as [`Parked::park`] seals a parked call's, bound to
+    /// `binding`.
+    pub fn relay(&self, answer: &Value, binding: &str) -> Result<InputRequiredResult, ErrorData> {
+        let own = Sealed::Own {
+            state: answer["requestState"].as_str().map(str::to_string),
+        };
+        let options = SealOptions::new()
+            .associated_data(binding.as_bytes())
+            .ttl(self.lifetime);
+        let sealed = self
+            .codec
+            .seal_json_with(&own, &options)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let mut relayed = answer.clone();
+        relayed["requestState"] = Value::String(sealed);
+        serde_json::from_value(relayed).map_err(|e| {
+            ErrorData::internal_error(
+                format!("a plugin asked for input in a malformed result: {e}"),
+                None,
+            )
+        })
+    }
+
+    /// What a retry with `state` and `responses` goes on with (its state bound to
     /// `binding`); an error when the state is not one this process made for this call now.
     pub fn resume(
         &self,
@@ -141,7 +176,11 @@ impl Parked {
                     None,
                 )
             })?;
-        let parked = self.lock().remove(&sealed.handle).ok_or_else(|| {
+        let handle = match sealed {
+            Sealed::Parked { handle } => handle,
+            Sealed::Own { state } => return Ok(Resumed::Again(state)),
+        };
+        let parked = self.lock().remove(&handle).ok_or_else(|| {
             ErrorData::invalid_params(
                 "requestState was already used, or its call is over: each state answers once. \
                  Call the tool again without it.",
@@ -194,7 +233,28 @@ fn canonical(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+
+    #[test]
+    fn a_tools_own_state_comes_back_only_unchanged_and_to_its_own_call() {
+        let parked = Parked::new(Duration::from_secs(60));
+        let answer = serde_json::json!({"resultType": "input_required", "requestState": "mine",
+            "inputRequests": {"k": {"method": "roots/list", "params": {}}}});
+        let relayed = parked.relay(&answer, "call-a").unwrap();
+        let sealed = relayed.request_state.clone().unwrap();
+        match parked.resume(&sealed, "call-a", None).unwrap() {
+            Resumed::Again(state) => assert_eq!(state.as_deref(), Some("mine")),
+            _ => panic!("not the tool's own state"),
+        }
+        assert!(parked.resume(&sealed, "call-b", None).is_err());
+        let mut tampered = sealed.into_bytes();
+        let last = tampered.len() - 2;
+        tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(tampered).unwrap();
+        assert!(parked.resume(&tampered, "call-a", None).is_err());
+    }
 
     #[test]
     fn a_binding_is_the_tool_and_its_arguments_in_any_key_order() {

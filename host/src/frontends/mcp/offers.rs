@@ -5,8 +5,15 @@
 //! blocking pool (a plugin's code may block). Lists are every such plugin's, in load order;
 //! a read, a prompt or a completion goes to the first plugin that serves it.
 
+use rmcp::model::{GetPromptRequestParams, GetPromptResponse};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
 use serde_json::{json, Value};
+use tool_api::model::PROMPTS_CAPABILITY;
+use tool_api::sdk::mcp_result::input_requests;
 
+use super::input_required::{binding, Resumed};
+use super::modern::is_modern;
 use super::server::McpServer;
 use crate::error::ErrorKind;
 use crate::Host;
@@ -68,6 +75,61 @@ impl McpServer {
             }))
         })
         .await
+    }
+}
+
+impl McpServer {
+    /// Answers `prompts/get`: the plugin's prompt, or, to a 2026-07-28 client, the input it
+    /// needs first (its state sealed as a tool's, bound to the prompt and its arguments; the
+    /// retry brings the plugin the answers and that state). An older client cannot give
+    /// input: such a prompt is an error for it.
+    pub(super) async fn answer_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, Refused> {
+        let arguments = request.arguments.clone().map(Value::Object);
+        let bound = binding(&format!("prompts/get {}", request.name), arguments.as_ref());
+        let mut payload = json!({"name": request.name, "arguments": request.arguments});
+        if let Some(state) = &request.request_state {
+            match self.shared.parked.resume(state, &bound, None)? {
+                Resumed::Again(state) => payload["requestState"] = json!(state),
+                Resumed::Answered(_) | Resumed::Unanswered(..) => {
+                    return Err(Refused::invalid_params(
+                        "requestState is not a prompt's",
+                        None,
+                    ))
+                }
+            }
+        }
+        if let Some(responses) = &request.input_responses {
+            payload["inputResponses"] = json!(responses);
+        }
+        let mut answer = self
+            .first_answer(PROMPTS_CAPABILITY, "prompts_get", payload)
+            .await?;
+        if input_requests(&answer).is_some() {
+            if !is_modern(context) {
+                return Err(Refused::invalid_params(
+                    format!(
+                        "the prompt {} needs input first, which only a 2026-07-28 client can give",
+                        request.name
+                    ),
+                    None,
+                ));
+            }
+            return Ok(GetPromptResponse::InputRequired(
+                self.shared.parked.relay(&answer, &bound)?,
+            ));
+        }
+        super::result::complete(&mut answer);
+        let prompt = serde_json::from_value(answer).map_err(|e| {
+            Refused::internal_error(
+                format!("a plugin answered with a malformed prompt: {e}"),
+                None,
+            )
+        })?;
+        Ok(GetPromptResponse::Complete(prompt))
     }
 }
 

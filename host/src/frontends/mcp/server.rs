@@ -382,13 +382,9 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let payload = json!({"name": request.name, "arguments": request.arguments});
-        let answer = self
-            .first_answer(PROMPTS_CAPABILITY, "prompts_get", payload)
-            .await?;
-        Ok(GetPromptResponse::Complete(listing(answer)?))
+        self.answer_prompt(request, &context).await
     }
 
     async fn complete(
