@@ -26,6 +26,22 @@ pub trait Ui: Send + Sync {
         None
     }
 
+    /// Whether the UI's client answers several requests together ([`Ui::input`]); otherwise
+    /// the host asks them one by one ([`Ui::elicit`], [`Ui::sample`]).
+    fn answers_together(&self) -> bool {
+        false
+    }
+
+    /// Several requests a tool needs answered (a result that needs input: MCP's requests to a
+    /// client, `{"method", "params"}` by key), asked together: the answers by key, `None`
+    /// when they were not all answered.
+    fn input(
+        &self,
+        _requests: &serde_json::Map<String, Value>,
+    ) -> Option<serde_json::Map<String, Value>> {
+        None
+    }
+
     /// How far the call is: `progress` of `total` (when known), and what it is doing.
     fn progress(&self, progress: f64, total: Option<f64>, message: &str) {
         let of = total

@@ -487,7 +487,7 @@ fn with_tasks() -> Value {
 }
 
 #[test]
-fn a_long_call_is_a_task_that_asks_through_its_status_and_ends_when_cancelled() {
+fn a_long_call_becomes_a_task_after_its_questions_and_ends_when_cancelled() {
     let plugins = PluginDir::real();
     let ws = workdir();
     let mut wire = Wire::start(
@@ -495,11 +495,21 @@ fn a_long_call_is_a_task_that_asks_through_its_status_and_ends_when_cancelled() 
         ws.path(),
         "[auto_approve]\nexecute_safe_commands = true\n",
     );
-    // A safe command: a task, completed with the command's output.
+    // A quick command is answered at once, as any call.
+    let quick = wire.request(
+        "tools/call",
+        json!({"name": "execute_command",
+               "arguments": {"command": "echo quick", "requires_approval": "false"}}),
+        with_tasks(),
+    );
+    assert_eq!(quick["result"]["resultType"], "complete", "{quick}");
+    assert!(quick.to_string().contains("quick"), "{quick}");
+
+    // One that runs on: a task, completed with the command's output.
     let started = wire.request(
         "tools/call",
         json!({"name": "execute_command",
-               "arguments": {"command": "sleep 0.2; echo from-a-task", "requires_approval": "false"}}),
+               "arguments": {"command": "sleep 1; echo from-a-task", "requires_approval": "false"}}),
         with_tasks(),
     );
     assert_eq!(started["result"]["resultType"], "task", "{started}");
@@ -514,31 +524,42 @@ fn a_long_call_is_a_task_that_asks_through_its_status_and_ends_when_cancelled() 
         "{done}"
     );
 
-    // A command that needs approval: the task asks through its status.
+    // A command that needs approval asks first, before any task; approved, it runs on as one.
+    let command =
+        json!({"command": "sleep 1; echo approved > approved.txt", "requires_approval": "true"});
     let asking = wire.request(
         "tools/call",
-        json!({"name": "execute_command",
-               "arguments": {"command": "echo approved > approved.txt", "requires_approval": "true"}}),
+        json!({"name": "execute_command", "arguments": command}),
         with_tasks(),
     );
-    let task = asking["result"]["taskId"].as_str().unwrap().to_string();
-    let waiting = wire.settled(&task);
-    assert_eq!(waiting["result"]["status"], "input_required", "{waiting}");
-    let requests = waiting["result"]["inputRequests"].as_object().unwrap();
-    let (key, form) = requests.iter().next().unwrap();
+    assert_eq!(asking["result"]["resultType"], "input_required", "{asking}");
+    assert!(asking["result"].get("taskId").is_none(), "{asking}");
+    let state = asking["result"]["requestState"].as_str().unwrap();
+    let (key, form) = asking["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
     assert!(
         form["params"]["message"]
             .as_str()
             .unwrap()
-            .starts_with("echo approved > approved.txt"),
+            .starts_with("sleep 1; echo approved > approved.txt"),
         "{form}"
     );
-    let updated = wire.request(
-        "tasks/update",
-        json!({"taskId": task, "inputResponses": {key.as_str(): {"action": "accept", "content": {"approve": true}}}}),
+    let approved = wire.request(
+        "tools/call",
+        json!({"name": "execute_command", "arguments": command, "requestState": state,
+               "inputResponses": {key.as_str(): {"action": "accept", "content": {"approve": true}}}}),
         with_tasks(),
     );
-    assert!(updated.get("error").is_none(), "{updated}");
+    assert_eq!(approved["result"]["resultType"], "task", "{approved}");
+    assert!(
+        approved["result"].get("requestState").is_none(),
+        "{approved}"
+    );
+    let task = approved["result"]["taskId"].as_str().unwrap().to_string();
     let done = wire.settled(&task);
     assert_eq!(done["result"]["status"], "completed", "{done}");
     assert_eq!(

@@ -96,7 +96,7 @@ impl Call {
         // it and the handler runs again with the answers.
         let mut round = 0;
         while let Some(needed) = input_required::needed(&result) {
-            if ready.options.relays_input_required || clock.abandoned() {
+            if clock.abandoned() || ready.options.input_relay.take() {
                 break;
             }
             round += 1;

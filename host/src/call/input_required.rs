@@ -49,8 +49,37 @@ impl Host {
                 format!("The tool asked for input more than {MAX_ROUNDS} times in one call; it was stopped."),
             ));
         }
+        let ui = self.ui_for(options);
+        let answers = if ui.answers_together() && !subagent {
+            ui.input(&needed.requests).ok_or_else(|| {
+                CallError::new(
+                    ErrorKind::Unavailable,
+                    "The client did not answer the tool's requests.",
+                )
+            })?
+        } else {
+            self.answer_one_by_one(needed.requests, options, subagent)?
+        };
+        Ok(McpInput {
+            client_capabilities: options
+                .mcp
+                .as_ref()
+                .map(|mcp| mcp.client_capabilities.clone())
+                .unwrap_or_default(),
+            input_responses: answers,
+            request_state: needed.state,
+        })
+    }
+
+    /// The answers to `requests`, asked one by one.
+    fn answer_one_by_one(
+        &self,
+        requests: Map<String, Value>,
+        options: &CallOptions,
+        subagent: bool,
+    ) -> Result<Map<String, Value>, CallError> {
         let mut answers = Map::new();
-        for (key, request) in needed.requests {
+        for (key, request) in requests {
             let method = request["method"].as_str().unwrap_or_default();
             let params = &request["params"];
             let answer = match method {
@@ -66,15 +95,7 @@ impl Host {
             };
             answers.insert(key, answer);
         }
-        Ok(McpInput {
-            client_capabilities: options
-                .mcp
-                .as_ref()
-                .map(|mcp| mcp.client_capabilities.clone())
-                .unwrap_or_default(),
-            input_responses: answers,
-            request_state: needed.state,
-        })
+        Ok(answers)
     }
 
     /// The workspace's roots as MCP's `roots/list` result.

@@ -41,7 +41,7 @@ pub(crate) mod workers;
 
 pub use arguments::Arguments;
 pub use host::{Host, HostConfig};
-pub use options::{CallOptions, CallScope};
+pub use options::{CallOptions, CallScope, InputRelay};
 pub use outcome::{CallOutcome, TaskCancelled};
 pub use pending::PendingCall;
 pub use task_host::TaskConfig;

@@ -1,6 +1,7 @@
 //! What a frontend gives one call ([`CallOptions`]): a cancellation it can trigger, a UI of the
 //! call's own (progress, questions) and a [`CallScope`] to run on the call's thread.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use tool_api::model::McpInput;
@@ -21,10 +22,51 @@ pub struct CallOptions {
     /// What the MCP client sent with the call (its capabilities; the answers to the tool's
     /// input requests of the round before), for the tool's task context.
     pub mcp: Option<McpInput>,
-    /// The frontend's client answers a result that needs input itself (a 2026-07-28 MCP
-    /// client): such a result is the call's outcome. Otherwise the host answers it
-    /// ([`super::input_required`]).
-    pub relays_input_required: bool,
+    /// Whether a result that needs input is the call's outcome, for a client that answers it
+    /// itself (a 2026-07-28 MCP client), or is answered by the host
+    /// ([`super::input_required`]; the default).
+    pub input_relay: InputRelay,
+}
+
+/// Where a result that needs input goes: to the frontend's client, until the frontend stops
+/// that while the call runs (its call became a task, whose client answers through the task),
+/// or to the host. Whichever comes first wins: the frontend's stop or the tool's result.
+#[derive(Clone, Default)]
+pub struct InputRelay(Option<Arc<AtomicU8>>);
+
+/// The relay is open.
+const OPEN: u8 = 0;
+/// A result that needs input took it: it goes to the client.
+const TAKEN: u8 = 1;
+/// The frontend stopped it: the host answers.
+const STOPPED: u8 = 2;
+
+impl InputRelay {
+    /// Results that need input go to the client, until [`InputRelay::stop`].
+    pub fn to_client() -> Self {
+        Self(Some(Arc::new(AtomicU8::new(OPEN))))
+    }
+
+    /// The call's side, with a result that needs input: whether it goes to the client.
+    pub(super) fn take(&self) -> bool {
+        self.0.as_ref().is_some_and(|state| {
+            matches!(
+                state.compare_exchange(OPEN, TAKEN, Ordering::AcqRel, Ordering::Acquire),
+                Ok(_) | Err(TAKEN)
+            )
+        })
+    }
+
+    /// The frontend's side: the host answers from now on; `false` when a result that needs
+    /// input is on its way to the client already.
+    pub fn stop(&self) -> bool {
+        self.0.as_ref().is_none_or(|state| {
+            matches!(
+                state.compare_exchange(OPEN, STOPPED, Ordering::AcqRel, Ordering::Acquire),
+                Ok(_) | Err(STOPPED)
+            )
+        })
+    }
 }
 
 /// What a frontend runs around each call on the call's own thread: where it sets what
@@ -64,5 +106,26 @@ impl CallOptions {
         self.cancellation
             .as_ref()
             .map_or_else(Arc::default, Cancellation::child)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InputRelay;
+
+    #[test]
+    fn the_first_of_the_tool_and_the_frontend_decides_where_input_goes() {
+        // Nothing relays: the host answers.
+        assert!(!InputRelay::default().take());
+        // The tool's result first: it goes to the client, and the frontend can no longer stop.
+        let relay = InputRelay::to_client();
+        assert!(relay.take());
+        assert!(!relay.stop());
+        assert!(relay.take());
+        // The frontend first: the host answers every later result.
+        let relay = InputRelay::to_client();
+        assert!(relay.stop());
+        assert!(!relay.take());
+        assert!(relay.stop());
     }
 }

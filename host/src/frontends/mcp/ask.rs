@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::ElicitationAction;
-use serde_json::Value;
+use rmcp::model::{ElicitResult, ElicitationAction};
+use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::plugins::handler::Cancellation;
@@ -15,22 +15,27 @@ use crate::plugins::handler::Cancellation;
 /// What the user answered to a form: the action and the form's content.
 pub type Answer = (ElicitationAction, Value);
 
+/// The client's answers to a question's requests, by key.
+pub type Answers = Map<String, Value>;
+
+/// The key of the one form a call's question asks.
+pub const QUESTION_KEY: &str = "toolhost_question";
+
 /// How often a waiting question looks at its call's cancellation.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-/// A form for the client's user, and where its answer goes.
+/// Requests for the client (forms, sampled messages, its roots) by key, and where their
+/// answers go.
 pub struct Question {
-    /// What the form says.
-    pub message: String,
-    /// The form's JSON schema.
-    pub schema: Value,
-    answer: std::sync::mpsc::SyncSender<Option<Answer>>,
+    /// The requests, as MCP writes a server's request to its client (`{"method", "params"}`).
+    pub requests: Map<String, Value>,
+    answer: std::sync::mpsc::SyncSender<Option<Answers>>,
 }
 
 impl Question {
-    /// Gives the asking call its answer (`None`: nobody answered).
-    pub fn answer(self, answer: Option<Answer>) {
-        let _ = self.answer.send(answer);
+    /// Gives the asking call the answers (`None`: nobody answered).
+    pub fn answer(self, answers: Option<Answers>) {
+        let _ = self.answer.send(answers);
     }
 }
 
@@ -47,22 +52,33 @@ impl Questions {
         (Self { sender }, receiver)
     }
 
-    /// Asks `message` with `schema` from a call's thread and waits for the answer: `None`
-    /// when nobody takes the question, `cancellation` comes first, or `limit` passes.
-    pub fn ask(
+    /// Asks the form `message` with `schema` from a call's thread and waits for the answer.
+    pub fn elicit(
         &self,
         message: &str,
         schema: Value,
         cancellation: &Arc<Cancellation>,
         limit: Duration,
     ) -> Option<Answer> {
+        let form = json!({"method": "elicitation/create",
+            "params": {"message": message, "requestedSchema": schema}});
+        let requests = Map::from_iter([(QUESTION_KEY.to_string(), form)]);
+        let answers = self.ask(requests, cancellation, limit)?;
+        let result: ElicitResult =
+            serde_json::from_value(answers.get(QUESTION_KEY)?.clone()).ok()?;
+        Some((result.action, result.content.unwrap_or(Value::Null)))
+    }
+
+    /// Asks `requests` from a call's thread and waits for the answers: `None` when nobody
+    /// takes the question, `cancellation` comes first, or `limit` passes.
+    pub fn ask(
+        &self,
+        requests: Map<String, Value>,
+        cancellation: &Arc<Cancellation>,
+        limit: Duration,
+    ) -> Option<Answers> {
         let (answer, answered) = std::sync::mpsc::sync_channel(1);
-        let question = Question {
-            message: message.to_string(),
-            schema,
-            answer,
-        };
-        self.sender.send(question).ok()?;
+        self.sender.send(Question { requests, answer }).ok()?;
         let deadline = Instant::now() + limit;
         loop {
             if cancellation.is_cancelled() {

@@ -10,10 +10,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, LoggingLevel};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 use tool_api::model::AskReply;
 
-use super::ask::Questions;
+use super::ask::{Questions, QUESTION_KEY};
 use super::progress::CallProgress;
 use super::questions;
 use super::ui::{ask, log_event, ClientLink};
@@ -23,14 +23,21 @@ use crate::ui::Ui;
 /// How a call's questions reach the client's user.
 #[derive(Clone)]
 pub enum Asking {
-    /// As `elicitation/create` requests of the session (a 2025-11-25 client that declared
-    /// elicitation).
+    /// As requests of the session (a 2025-11-25 client: `elicitation/create`, sampling),
+    /// when it declared them.
     Elicitation,
-    /// Through the request that waits for the call (a 2026-07-28 client that declared
-    /// elicitation: an `InputRequiredResult`, or its task's status).
-    Forwarded(Questions),
-    /// Nobody: the client declared no elicitation.
-    Nobody,
+    /// Through the request that waits for the call (a 2026-07-28 client: an
+    /// `InputRequiredResult`, or its task's status): questions and the tool's own forms when
+    /// the client declared form elicitation, its sampling requests when it declared sampling,
+    /// and the requests of a result that needs input.
+    Forwarded {
+        /// Where the questions go.
+        questions: Questions,
+        /// The client declared form elicitation.
+        forms: bool,
+        /// The client declared sampling.
+        sampling: bool,
+    },
 }
 
 /// The UI of one `tools/call`: the session's, plus its events as progress messages when the
@@ -61,6 +68,20 @@ impl CallUi {
     }
 }
 
+impl CallUi {
+    /// One request `method` with `params` through the request that waits for the call: the
+    /// client's answer.
+    fn forward(&self, method: &str, params: &Value) -> Option<Value> {
+        let Asking::Forwarded { questions, .. } = &self.asking else {
+            return None;
+        };
+        let request = json!({"method": method, "params": params});
+        let requests = Map::from_iter([(QUESTION_KEY.to_string(), request)]);
+        let mut answers = questions.ask(requests, &self.cancellation, self.link.ask_timeout())?;
+        answers.remove(QUESTION_KEY)
+    }
+}
+
 impl Ui for CallUi {
     fn say(&self, kind: &str, text: &str, partial: bool) {
         log_event(&self.link, kind, text, partial);
@@ -80,14 +101,18 @@ impl Ui for CallUi {
     fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
         match &self.asking {
             Asking::Elicitation => ask(&self.link, kind, text, Some(&self.cancellation)),
-            Asking::Forwarded(questions) => {
+            Asking::Forwarded {
+                questions,
+                forms: true,
+                ..
+            } => {
                 let limit = self.link.ask_timeout();
                 let elicit = |message: &str, schema: Value| {
-                    questions.ask(message, schema, &self.cancellation, limit)
+                    questions.elicit(message, schema, &self.cancellation, limit)
                 };
                 questions::ask(&elicit, kind, text)
             }
-            Asking::Nobody => None,
+            Asking::Forwarded { .. } => None,
         }
     }
 
@@ -97,26 +122,14 @@ impl Ui for CallUi {
                 |e| tracing::warn!(target: "toolhost::mcp", "a tool's elicitation is not one: {e}"),
             )
             .ok()?;
-        let (action, content) = match (&self.asking, params) {
-            (Asking::Elicitation, params) => {
-                self.link.elicit_with(params, Some(&self.cancellation))
+        match &self.asking {
+            Asking::Elicitation => {
+                let (action, content) = self.link.elicit_with(params, Some(&self.cancellation))?;
+                Some(json!({"action": action, "content": content}))
             }
-            (
-                Asking::Forwarded(questions),
-                ElicitRequestParams::FormElicitationParams {
-                    message,
-                    requested_schema,
-                    ..
-                },
-            ) => {
-                let schema = serde_json::to_value(requested_schema).ok()?;
-                let limit = self.link.ask_timeout();
-                questions.ask(&message, schema, &self.cancellation, limit)
-            }
-            // A 2026-07-28 client is asked for forms only.
-            (Asking::Forwarded(_), _) | (Asking::Nobody, _) => None,
-        }?;
-        Some(serde_json::json!({"action": action, "content": content}))
+            Asking::Forwarded { forms: true, .. } => self.forward("elicitation/create", request),
+            Asking::Forwarded { .. } => None,
+        }
     }
 
     fn sample(&self, request: &Value) -> Option<Value> {
@@ -125,8 +138,26 @@ impl Ui for CallUi {
             .ok()?;
         match &self.asking {
             Asking::Elicitation => self.link.sample(params, Some(&self.cancellation)),
-            Asking::Forwarded(_) | Asking::Nobody => None,
+            Asking::Forwarded { sampling: true, .. } => {
+                self.forward("sampling/createMessage", request)
+            }
+            Asking::Forwarded { .. } => None,
         }
+    }
+
+    fn answers_together(&self) -> bool {
+        matches!(self.asking, Asking::Forwarded { .. })
+    }
+
+    fn input(&self, requests: &Map<String, Value>) -> Option<Map<String, Value>> {
+        let Asking::Forwarded { questions, .. } = &self.asking else {
+            return None;
+        };
+        questions.ask(
+            requests.clone(),
+            &self.cancellation,
+            self.link.ask_timeout(),
+        )
     }
 
     fn progress(&self, progress: f64, total: Option<f64>, message: &str) {

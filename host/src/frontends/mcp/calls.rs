@@ -30,10 +30,10 @@ use super::input_required::{binding, Resumed};
 use super::modern::{can_elicit, is_modern, LOG_LEVEL_KEY};
 use super::progress::CallProgress;
 use super::result;
-use super::running::{RunningCall, Waited};
+use super::running::{Growing, RunningCall, Waited};
 use super::server::McpServer;
 use super::ui::ClientLink;
-use crate::call::{CallOptions, CallScope};
+use crate::call::{CallOptions, CallScope, InputRelay};
 use crate::ui::Ui;
 use crate::RegisteredTool;
 
@@ -66,6 +66,17 @@ impl McpServer {
                 context.peer.clone(),
                 tokio::runtime::Handle::current(),
             );
+        }
+        // Every answer is a result object (an elicitation's, a sampled message, the roots).
+        let responses = request.input_responses.iter().flatten();
+        if let Some((key, _)) = responses
+            .into_iter()
+            .find(|(_, answer)| !answer.is_object())
+        {
+            return Err(ErrorData::invalid_params(
+                format!("inputResponses.{key} is not a result object"),
+                None,
+            ));
         }
         let arguments = request.arguments.clone().map(Value::Object);
         let bound = binding(&request.name, arguments.as_ref());
@@ -118,6 +129,9 @@ impl McpServer {
                 Waited::Asks(asking, question) if modern => {
                     return Ok(self.shared.parked.park(asking, question, &bound)?.into());
                 }
+                Waited::Grown(call) => {
+                    return Ok(super::tasks::start(&self.shared.tasks, call).into());
+                }
                 // Only a 2026-07-28 request's call forwards its questions.
                 Waited::Asks(asking, question) => {
                     question.answer(None);
@@ -149,31 +163,26 @@ impl McpServer {
         if let Some(missing) = needs.iter().find(|need| !declared(&capabilities, need)) {
             return Err(missing_capability(missing));
         }
-        let as_task = modern
+        let may_grow = modern
             && (tool.spec.handling.runs_long || needs.iter().any(|need| need == TASKS))
             && capabilities.supports_tasks();
-        let call = match self.start(tool, arguments, context, input, as_task).await {
-            Ok(call) => call,
-            Err(result) => return Ok(Started::Answered(result.into())),
-        };
-        if as_task {
-            return Ok(Started::Answered(
-                super::tasks::start(&self.shared.tasks, call).into(),
-            ));
+        match self.start(tool, arguments, context, input, may_grow).await {
+            Ok(call) => Ok(Started::Running(call)),
+            Err(result) => Ok(Started::Answered(result.into())),
         }
-        Ok(Started::Running(call))
     }
 
-    /// Starts a call of `tool` with `arguments` for the request of `context` (a task's, when
-    /// `as_task`: it sends no progress or log message): the running call, or the result of one
-    /// that cannot start (a workspace refused, a call refused before its thread).
+    /// Starts a call of `tool` with `arguments` for the request of `context` (one that
+    /// becomes a task after [`TASK_AFTER`], when it `may_grow`): the running call, or the
+    /// result of one that cannot start (a workspace refused, a call refused before its
+    /// thread).
     async fn start(
         &self,
         tool: Arc<RegisteredTool>,
         arguments: Option<Value>,
         context: &RequestContext<RoleServer>,
         input: McpInput,
-        as_task: bool,
+        may_grow: bool,
     ) -> Result<RunningCall, CallToolResult> {
         let modern = is_modern(context);
         let host = match self.task(&context.peer, modern).await {
@@ -189,13 +198,14 @@ impl McpServer {
             let link = ClientLink::for_request(
                 context.peer.clone(),
                 tokio::runtime::Handle::current(),
-                context.meta.log_level().filter(|_| !as_task),
+                context.meta.log_level(),
                 self.client.ask_timeout(),
             );
-            let asking = if can_elicit(context) {
-                Asking::Forwarded(questions)
-            } else {
-                Asking::Nobody
+            let capabilities = context.client_capabilities().unwrap_or_default();
+            let asking = Asking::Forwarded {
+                questions,
+                forms: can_elicit(context),
+                sampling: capabilities.sampling.is_some(),
             };
             (link, asking)
         } else {
@@ -203,31 +213,36 @@ impl McpServer {
         };
         let params = arguments.unwrap_or_else(|| Value::Object(Default::default()));
         let cancellation = self.session.child();
-        let progress = context
-            .meta
-            .get_progress_token()
-            .filter(|_| !as_task)
-            .map(|token| {
-                CallProgress::new(
-                    token,
-                    context.peer.clone(),
-                    &tokio::runtime::Handle::current(),
-                )
-            });
+        let progress = context.meta.get_progress_token().map(|token| {
+            CallProgress::new(
+                token,
+                context.peer.clone(),
+                &tokio::runtime::Handle::current(),
+            )
+        });
         let ui: Arc<dyn Ui> = Arc::new(CallUi::new(
             link.clone(),
             progress.clone(),
             cancellation.clone(),
             asking,
         ));
+        let link_for_growing = link.clone();
         let options = CallOptions {
             cancellation: Some(cancellation.clone()),
             ui: Some(ui),
             scope: CallScope::new(move |call| super::log::in_session(&link, call)),
             mcp: Some(input),
-            // A task's client answers through `tasks/update`, not by calling again.
-            relays_input_required: modern && !as_task,
+            input_relay: if modern {
+                InputRelay::to_client()
+            } else {
+                InputRelay::default()
+            },
         };
+        let growing = may_grow.then(|| Growing {
+            after: TASK_AFTER,
+            relay: options.input_relay.clone(),
+            link: link_for_growing.clone(),
+        });
         let (sender, delivered) = tokio::sync::oneshot::channel();
         let deliver = move |outcome| {
             let _ = sender.send(outcome);
@@ -235,12 +250,17 @@ impl McpServer {
         match host.start_call(&tool, params, &options, deliver) {
             Ok(pending) => Ok(
                 RunningCall::new(pending, delivered, cancellation, asked, host)
-                    .keeping_alive(progress),
+                    .keeping_alive(progress)
+                    .growing(growing),
             ),
             Err(outcome) => Err(result::call_result(&outcome)),
         }
     }
 }
+
+/// How long a call that may become a task runs before it does: one that ends or asks sooner
+/// is answered as any call is (its questions as an `InputRequiredResult`).
+const TASK_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The name of the tasks extension among a spec's client needs.
 const TASKS: &str = "tasks";

@@ -21,19 +21,15 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationSchema, InputRequest,
-    InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
+    InputRequest, InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
 };
 use rmcp::ErrorData;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::Digest;
 
-use super::ask::Question;
+use super::ask::{Answers, Question};
 use super::running::RunningCall;
-
-/// The key of a question in `inputRequests` and `inputResponses`.
-const QUESTION_KEY: &str = "toolhost_question";
 
 /// The parked calls of one `toolhost mcp` process.
 pub struct Parked {
@@ -94,26 +90,24 @@ impl Parked {
         question: Question,
         binding: &str,
     ) -> Result<InputRequiredResult, ErrorData> {
-        let schema: ElicitationSchema = serde_json::from_value(question.schema.clone())
-            .map_err(|e| ErrorData::internal_error(format!("a question's form: {e}"), None))?;
-        let form = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: question.message.clone(),
-            requested_schema: schema,
-        };
+        let requests = question
+            .requests
+            .iter()
+            .map(|(key, request)| {
+                serde_json::from_value::<InputRequest>(request.clone())
+                    .map(|request| (key.clone(), request))
+                    .map_err(|e| {
+                        ErrorData::internal_error(format!("a call's request {key}: {e}"), None)
+                    })
+            })
+            .collect::<Result<BTreeMap<_, _>, _>>()?;
         let handle = crate::egress::tokens::new_token();
-        let options = SealOptions::new()
-            .associated_data(binding.as_bytes())
-            .ttl(self.lifetime);
-        let state = self
-            .codec
-            .seal_json_with(
-                &Sealed::Parked {
-                    handle: handle.clone(),
-                },
-                &options,
-            )
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let state = self.seal(
+            &Sealed::Parked {
+                handle: handle.clone(),
+            },
+            binding,
+        )?;
         let mut calls = self.lock();
         // Calls whose question outlived its lifetime: the question answers nothing (the call
         // goes on as with nobody to ask) and nobody waits for them any more.
@@ -126,11 +120,17 @@ impl Parked {
                 parked: Instant::now(),
             },
         );
-        let requests = BTreeMap::from([(
-            QUESTION_KEY.to_string(),
-            InputRequest::Elicitation(ElicitRequest::new(form)),
-        )]);
         Ok(InputRequiredResult::new(Some(requests), Some(state)))
+    }
+
+    /// `sealed` as a `requestState` bound to `binding`, valid for the questions' lifetime.
+    fn seal(&self, sealed: &Sealed, binding: &str) -> Result<String, ErrorData> {
+        let options = SealOptions::new()
+            .associated_data(binding.as_bytes())
+            .ttl(self.lifetime);
+        self.codec
+            .seal_json_with(sealed, &options)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     /// `answer`, a result that needs input a plugin returned (a tool's, a prompt's), as the
@@ -140,13 +140,7 @@ impl Parked {
         let own = Sealed::Own {
             state: answer["requestState"].as_str().map(str::to_string),
         };
-        let options = SealOptions::new()
-            .associated_data(binding.as_bytes())
-            .ttl(self.lifetime);
-        let sealed = self
-            .codec
-            .seal_json_with(&own, &options)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let sealed = self.seal(&own, binding)?;
         let mut relayed = answer.clone();
         relayed["requestState"] = Value::String(sealed);
         serde_json::from_value(relayed).map_err(|e| {
@@ -187,13 +181,17 @@ impl Parked {
                 None,
             )
         })?;
-        let Some(response) = responses.and_then(|r| r.get(QUESTION_KEY)) else {
+        // A retry without an answer to every request is asked again.
+        let answers: Option<Answers> = parked
+            .question
+            .requests
+            .keys()
+            .map(|key| Some((key.clone(), responses?.get(key)?.clone())))
+            .collect();
+        let Some(answers) = answers else {
             return Ok(Resumed::Unanswered(parked.call, parked.question));
         };
-        let answer = serde_json::from_value::<ElicitResult>(response.clone())
-            .ok()
-            .map(|result| (result.action, result.content.unwrap_or(Value::Null)));
-        parked.question.answer(answer);
+        parked.question.answer(Some(answers));
         Ok(Resumed::Answered(parked.call))
     }
 

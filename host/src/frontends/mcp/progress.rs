@@ -30,6 +30,8 @@ pub struct CallProgress {
     last: Mutex<(f64, Instant)>,
     started: Instant,
     queue: UnboundedSender<Queued>,
+    /// Its request was answered (its call became a task): nothing more is sent.
+    silenced: std::sync::atomic::AtomicBool,
 }
 
 impl CallProgress {
@@ -55,6 +57,7 @@ impl CallProgress {
             last: Mutex::new((0.0, Instant::now())),
             started: Instant::now(),
             queue,
+            silenced: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -62,6 +65,9 @@ impl CallProgress {
     /// `wait`: returns once it is written (a call's event reaches the client before the
     /// call's result).
     fn send(&self, message: String, at: Option<(f64, Option<f64>)>, wait: bool) {
+        if self.silenced.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
         let (written, done) = std::sync::mpsc::sync_channel(1);
         {
             let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
@@ -76,6 +82,12 @@ impl CallProgress {
         if wait {
             let _ = done.recv();
         }
+    }
+
+    /// Sends nothing more: the request was answered.
+    pub fn silence(&self) {
+        self.silenced
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// A call's event, from its thread: written before this returns.

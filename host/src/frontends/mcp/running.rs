@@ -4,6 +4,7 @@
 //! `InputRequiredResult` parks it until the client's retry ([`super::input_required`]).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::oneshot;
@@ -12,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 use super::ask::Question;
 use super::progress::{CallProgress, LOOK};
 use super::stdio as protocol_stdio;
-use crate::call::{CallOutcome, PendingCall};
+use super::ui::ClientLink;
+use crate::call::{CallOutcome, InputRelay, PendingCall};
 use crate::plugins::handler::Cancellation;
 use crate::Host;
 
@@ -25,6 +27,18 @@ pub struct RunningCall {
     host: Arc<Host>,
     /// Its progress, which says it is still running while it says nothing.
     progress: Option<Arc<CallProgress>>,
+    /// When it may become a task, and what stops then.
+    growing: Option<Growing>,
+}
+
+/// A call that becomes a task when it runs [`Growing::after`] without an end or a question.
+pub struct Growing {
+    /// How long the request waits before it hands the call over as a task.
+    pub after: Duration,
+    /// Its results that need input, which go to the task's client from then on.
+    pub relay: InputRelay,
+    /// Its log messages to the request, which end then.
+    pub link: ClientLink,
 }
 
 /// How a wait ended.
@@ -33,6 +47,8 @@ pub enum Waited {
     Done(CallOutcome),
     /// The call asks: it waits for the answer.
     Asks(RunningCall, Question),
+    /// The call ran long: it is a task's from now on (it sends its request nothing more).
+    Grown(RunningCall),
 }
 
 impl RunningCall {
@@ -52,6 +68,7 @@ impl RunningCall {
             questions,
             host,
             progress: None,
+            growing: None,
         }
     }
 
@@ -61,10 +78,17 @@ impl RunningCall {
         Self { progress, ..self }
     }
 
-    /// Waits until the call ends or asks; `cancelled` (the current request's token) cancels
-    /// it, and a handler past its timeout is given up.
+    /// The same call, becoming a task as `growing` says.
+    pub fn growing(self, growing: Option<Growing>) -> Self {
+        Self { growing, ..self }
+    }
+
+    /// Waits until the call ends, asks, or (when it may) grows into a task; `cancelled` (the
+    /// current request's token) cancels it, and a handler past its timeout is given up.
     pub async fn wait(mut self, cancelled: &CancellationToken) -> Waited {
         let mut cancel_passed = false;
+        let grown = tokio::time::sleep(self.growing.as_ref().map_or(Duration::MAX, |g| g.after));
+        tokio::pin!(grown);
         let mut beats = tokio::time::interval(LOOK);
         beats.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let outcome = loop {
@@ -78,6 +102,17 @@ impl RunningCall {
                     break outcome.unwrap_or_else(|_| self.pending.lost());
                 }
                 Some(question) = self.questions.recv() => return Waited::Asks(self, question),
+                () = &mut grown, if self.growing.is_some() => {
+                    let Some(growing) = self.growing.take() else { continue };
+                    // Unless a result that needs input is on its way to the request already.
+                    if growing.relay.stop() {
+                        growing.link.silence();
+                        if let Some(progress) = self.progress.take() {
+                            progress.silence();
+                        }
+                        return Waited::Grown(self);
+                    }
+                }
                 () = cancelled.cancelled(), if !cancel_passed => {
                     self.cancellation.cancel();
                     cancel_passed = true;

@@ -187,20 +187,7 @@ impl McpServer {
     pub fn tools(&self) -> Vec<Tool> {
         let registry = self.host.registry();
         let specs: Vec<_> = registry.tools().map(|(_, tool)| &tool.spec).collect();
-        let rendered = render(&specs, SchemaFormat::Mcp);
-        let entries: Vec<Value> = serde_json::from_str(&rendered).unwrap_or_default();
-        entries
-            .into_iter()
-            .filter_map(|entry| {
-                let name = entry["name"].as_str().unwrap_or_default().to_string();
-                serde_json::from_value::<Tool>(entry)
-                    .map_err(|e| {
-                        // A spec whose input schema is not a JSON object cannot be listed.
-                        tracing::warn!(target: "toolhost::mcp", "tool {name} is not served over MCP: {e}");
-                    })
-                    .ok()
-            })
-            .collect()
+        as_mcp_tools(&specs)
     }
 
     /// The tool called `name`: a loaded plugin's at once; a run-time tool (an MCP server's,
@@ -284,6 +271,14 @@ impl ServerHandler for McpServer {
     ) {
         // The next call asks for the roots again and runs in a task over them.
         *self.rooted.lock().await = None;
+    }
+
+    /// A loaded plugin's tool by name, for the HTTP transport's check of its `Mcp-Param-*`
+    /// headers against the arguments (SEP-2243: parameters marked `x-mcp-header`).
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let registry = self.host.registry();
+        let tool = registry.get(name)?;
+        as_mcp_tools(&[&tool.spec]).pop()
     }
 
     async fn list_tools(
@@ -462,6 +457,23 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         self.answer_call(request, context).await
     }
+}
+
+/// `specs` as MCP lists its tools (a spec whose input schema is not an object is left out).
+fn as_mcp_tools(specs: &[&tool_api::model::ToolSpec]) -> Vec<Tool> {
+    let rendered = render(specs, SchemaFormat::Mcp);
+    let entries: Vec<Value> = serde_json::from_str(&rendered).unwrap_or_default();
+    entries
+        .into_iter()
+        .filter_map(|entry| {
+            let name = entry["name"].as_str().unwrap_or_default().to_string();
+            serde_json::from_value::<Tool>(entry)
+                .map_err(|e| {
+                    tracing::warn!(target: "toolhost::mcp", "tool {name} is not served over MCP: {e}");
+                })
+                .ok()
+        })
+        .collect()
 }
 
 /// A plugin's answer as the MCP result it must be (`resultType: "complete"`, which rmcp takes

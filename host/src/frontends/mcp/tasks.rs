@@ -1,22 +1,28 @@
 //! MCP's tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28) for calls that run
-//! long: a client that declares the extension gets a task for a call of a tool whose spec says
-//! it runs long ([`tool_api::model::Handling::runs_long`]) at once, and follows it with
-//! `tasks/get`. A question the call asks meanwhile is the task's `input_required` status,
-//! answered with `tasks/update`; `tasks/cancel` cancels the call (a command's whole process
-//! tree ends). rmcp's [`TaskManager`] keeps the tasks; their ids are random v4 UUIDs, and one
-//! server has one client (its stdio, or its bearer token over HTTP).
+//! long: for a client that declares the extension, a call of a tool whose spec says it runs
+//! long ([`tool_api::model::Handling::runs_long`]) or needs tasks becomes a task when it has
+//! run a moment without ending or asking (`calls.rs`, `TASK_AFTER`), and the client follows it
+//! with `tasks/get`. A question the task's call asks, or the requests of its result that needs
+//! input, are the task's `input_required` status, all pending at once and answered with
+//! `tasks/update`; `tasks/cancel` cancels the call (a command's whole process tree ends). A
+//! tool's failure is a completed task whose result is an error; the host's or the plugin's
+//! own failure (an internal error, a panic, a crashed worker) is a `failed` task. rmcp's
+//! [`TaskManager`] keeps the tasks; their ids are random v4 UUIDs, and one server has one
+//! client (its stdio, or its bearer token over HTTP).
 //!
 //! A task's call sends no progress or log message: its request is answered already.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
-use rmcp::model::{
-    CreateTaskResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationSchema,
-    InputRequest,
-};
-use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
-use serde_json::Value;
+use futures_util::future::join_all;
+use rmcp::model::{CreateTaskResult, InputRequest};
+use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
+use rmcp::ErrorData;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
+
+use crate::error::ErrorKind;
 
 use super::result;
 use super::running::{RunningCall, Waited};
@@ -44,46 +50,69 @@ pub fn start(tasks: &TaskManager, call: RunningCall) -> CreateTaskResult {
                 })
             };
             let mut call = call;
-            let mut asked = 0u32;
+            let mut used = HashSet::new();
             let outcome = loop {
                 match call.wait(&cancelled).await {
                     Waited::Done(outcome) => break outcome,
                     Waited::Asks(asking, question) => {
-                        asked += 1;
-                        let answer = match form(&question.message, &question.schema) {
-                            Some(form) => context
-                                .request_input(format!("toolhost_question_{asked}"), form)
-                                .await
-                                .ok()
-                                .and_then(|value| {
-                                    serde_json::from_value::<ElicitResult>(value).ok()
-                                })
-                                .map(|r| (r.action, r.content.unwrap_or(Value::Null))),
-                            None => None,
-                        };
-                        question.answer(answer);
+                        let answers = ask(&context, &question.requests, &mut used).await;
+                        question.answer(answers);
                         call = asking;
                     }
+                    // A task's call grows no further.
+                    Waited::Grown(running) => call = running,
                 }
             };
             watcher.abort();
             if cancelled.is_cancelled() {
                 return Err(TaskExit::Cancelled);
             }
-            Ok(result::call_result(&outcome))
+            match &outcome.result {
+                // The host's or the plugin's own failure: the task failed, it has no result.
+                Err(e)
+                    if matches!(
+                        e.kind,
+                        ErrorKind::Internal | ErrorKind::Panic | ErrorKind::Crashed
+                    ) =>
+                {
+                    Err(TaskExit::Error(ErrorData::internal_error(
+                        e.message.clone(),
+                        None,
+                    )))
+                }
+                _ => Ok(result::call_result(&outcome)),
+            }
         })
     });
     CreateTaskResult::new(task)
 }
 
-/// The form of a question, as a task's input request; `None` for a schema MCP cannot carry.
-fn form(message: &str, schema: &Value) -> Option<InputRequest> {
-    let schema: ElicitationSchema = serde_json::from_value(schema.clone()).ok()?;
-    Some(InputRequest::Elicitation(ElicitRequest::new(
-        ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: message.to_string(),
-            requested_schema: schema,
-        },
-    )))
+/// Asks `requests` as the task's input requests, all pending at once (each under its own
+/// key, made unique within the task as the extension requires): the answers by the
+/// requests' keys, or `None` when one cannot be asked or is not answered.
+async fn ask(
+    context: &TaskContext,
+    requests: &Map<String, Value>,
+    used: &mut HashSet<String>,
+) -> Option<Map<String, Value>> {
+    let mut asked = Vec::with_capacity(requests.len());
+    for (key, request) in requests {
+        let request: InputRequest = serde_json::from_value(request.clone()).ok()?;
+        let mut unique = key.clone();
+        let mut n = 1;
+        while !used.insert(unique.clone()) {
+            n += 1;
+            unique = format!("{key}_{n}");
+        }
+        asked.push((key.clone(), unique, request));
+    }
+    let answers = join_all(asked.into_iter().map(|(key, unique, request)| async move {
+        context
+            .request_input(unique, request)
+            .await
+            .ok()
+            .map(|answer| (key, answer))
+    }))
+    .await;
+    answers.into_iter().collect()
 }

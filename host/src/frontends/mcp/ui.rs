@@ -73,6 +73,11 @@ impl ClientLink {
         }
     }
 
+    /// Sends no log message any more (a request's link whose request was answered).
+    pub fn silence(&self) {
+        self.lock().silent = true;
+    }
+
     /// The session is up: events go to `peer`, on the runtime of `handle`. Whether it is the
     /// link's first connection (the host's own log then goes to it too: [`super::log::connect`]).
     pub fn connect(&self, peer: Peer<RoleServer>, handle: tokio::runtime::Handle) -> bool {
