@@ -80,9 +80,15 @@ struct HttpSession {
 impl HttpSession {
     /// `initialize`, then `notifications/initialized`.
     fn open(url: &str) -> Result<Self, String> {
+        // No timeout on the whole call nor on name resolution: with one, ureq resolves on a
+        // thread of its own for every request, and starting that thread (tens of µs, more on a
+        // busy machine) would be measured as the server's time.
+        let limit = Some(Duration::from_secs(60));
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(60)))
+            .timeout_connect(limit)
+            .timeout_recv_response(limit)
+            .timeout_recv_body(limit)
             .build()
             .into();
         let mut session = Self {
