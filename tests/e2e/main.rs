@@ -29,6 +29,7 @@ mod list_code_definition_names;
 mod list_files;
 mod loading;
 mod mcp_client;
+mod mcp_client_conformance;
 mod mcp_conformance;
 mod mcp_http;
 mod mcp_http_limits;

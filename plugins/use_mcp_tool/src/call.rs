@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tool_api::sdk::{missing, prelude::*};
 
-use crate::{format, hub, notices, texts};
+use crate::notices::{self, Notice};
+use crate::{format, hub, texts};
 
 /// How long a finished request waits for notifications still on their way.
 const STRAGGLERS: Duration = Duration::from_millis(2);
@@ -75,11 +76,12 @@ fn run<T>(ctx: &Ctx<'_>, future: impl Future<Output = T>) -> Result<T, ToolError
     run_listening(ctx, future, None)
 }
 
-/// [`run`], showing what the server says meanwhile ([`notices`]) as `mcp_notification`s.
+/// [`run`], showing what the server says meanwhile ([`notices`]) as `mcp_notification`s and
+/// asking its requests of the call's user ([`crate::upstream`]).
 fn run_listening<T>(
     ctx: &Ctx<'_>,
     future: impl Future<Output = T>,
-    mut notices: Option<&mut UnboundedReceiver<String>>,
+    mut notices: Option<&mut UnboundedReceiver<Notice>>,
 ) -> Result<T, ToolError> {
     let cancelled = async {
         while !ctx.is_cancelled() {
@@ -99,14 +101,14 @@ fn run_listening<T>(
             tokio::select! {
                 output = &mut future => break Some(output),
                 () = &mut cancelled => break None,
-                Some(text) = notice => ctx.say("mcp_notification", &text),
+                Some(notice) = notice => heard(ctx, notice),
             }
         };
         // What came just before the answer is shown before it: rmcp hands each notification
         // to a task of its own, which may run after the answer arrived.
         if let Some(notices) = notices.as_mut().filter(|_| output.is_some()) {
-            while let Ok(Some(text)) = tokio::time::timeout(STRAGGLERS, notices.recv()).await {
-                ctx.say("mcp_notification", &text);
+            while let Ok(Some(notice)) = tokio::time::timeout(STRAGGLERS, notices.recv()).await {
+                heard(ctx, notice);
             }
         }
         output
@@ -119,6 +121,17 @@ fn run_listening<T>(
     })?;
     outcome
         .ok_or_else(|| ToolError::new(ToolErrorKind::CANCELLED, "The MCP request was cancelled."))
+}
+
+/// Shows what a server said, or answers what it asked, on the call's thread.
+fn heard(ctx: &Ctx<'_>, notice: Notice) {
+    match notice {
+        Notice::Said(text) => ctx.say("mcp_notification", &text),
+        Notice::Asked(question) => {
+            let answer = crate::upstream::answer(ctx, &question.method, &question.params);
+            let _ = question.reply.send(answer);
+        }
+    }
 }
 
 /// `use_mcp_tool`.

@@ -9,76 +9,28 @@
 //! do not mix their servers. Only the plugin's `shutdown` stops them (servers are shared across
 //! tasks, so a task's end is no trigger).
 
+mod connection;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, ClientRequest, Implementation, ReadResourceRequestParams, RequestId,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    ReadResourceRequestParams, RequestId, ServerResult,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
-use rmcp::transport::{IntoTransport, TokioChildProcess};
-use rmcp::ServiceExt;
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
-use tokio::io::AsyncBufReadExt;
-use tool_api::model::EgressRoute;
 
-use crate::notices::{HubClient, Listener};
-use crate::settings::{self, RemoteKind, ServerConfig, Transport};
-use crate::{remote, sse, texts};
-
-/// How long the list requests after connecting may take (Cline's 5 s).
-const LIST_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How much of a server's standard error is kept for error messages.
-const STDERR_TAIL: usize = 2048;
-
-/// How long a failed start waits for the rest of the server's stderr (it ends when the server
-/// exits).
-const STDERR_WAIT: Duration = Duration::from_millis(500);
+use crate::notices::Listener;
+use crate::settings;
+use crate::texts;
+use connection::{start, with_stderr, Connection, LIST_TIMEOUT};
+pub use connection::{Egress, ListingEgress};
 
 /// How long `shutdown` waits for one connection to close before the runtime stops.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-
-type Client = RunningService<RoleClient, HubClient>;
-
-/// A running server.
-struct Connection {
-    client: Client,
-    config: ServerConfig,
-    has_resources: bool,
-    stderr: Arc<Mutex<String>>,
-}
-
-/// How the hub reaches the host's egress proxy for a remote server's connection: through a
-/// call's services (asked as the call's user, logged under its task) or a listing's route
-/// (asking nobody). The connection keeps the route it was made with for its whole life, so
-/// the calls of later tasks go through it too.
-pub trait Egress {
-    /// The route of a new remote connection; `None`: the host has no egress proxy.
-    fn route(&self) -> Result<Option<EgressRoute>, String>;
-
-    /// Why the proxy refused or could not make the connections of `route` lately (none
-    /// when they cannot be asked for).
-    fn refusals(&self, route: &EgressRoute) -> Vec<String>;
-}
-
-/// A listing's access to the egress proxy: the route the host gave its query.
-pub struct ListingEgress(pub Option<EgressRoute>);
-
-impl Egress for ListingEgress {
-    fn route(&self) -> Result<Option<EgressRoute>, String> {
-        Ok(self.0.clone())
-    }
-
-    fn refusals(&self, _route: &EgressRoute) -> Vec<String> {
-        Vec::new()
-    }
-}
 
 /// One server's connection, when it has one. The lock is held only while connecting.
 type Slot = Arc<tokio::sync::Mutex<Option<Connection>>>;
@@ -93,27 +45,11 @@ struct Ready {
     stderr: Arc<Mutex<String>>,
 }
 
-/// `message` (why a remote server could not be started) with the egress refusals of its
-/// route added, unless the message already quotes them: through the proxy, a refused or
-/// failed connection reaches the client as an HTTP status whose body it may not show. (Once
-/// a server runs, its errors are its own: the refusals of its later requests stay with the
-/// route.)
-fn explained(mut message: String, route: Option<&EgressRoute>, egress: &dyn Egress) -> String {
-    for refusal in route
-        .map(|route| egress.refusals(route))
-        .unwrap_or_default()
-    {
-        if !message.contains(&refusal) {
-            message.push('\n');
-            message.push_str(&refusal);
-        }
-    }
-    message
-}
-
 /// The `tools/call` result as JSON (`content`, `isError`, ...), or the error's message. What
-/// the server says about the request meanwhile goes to `listener`. Dropping the future (the
-/// call was cancelled) tells the server with `notifications/cancelled`.
+/// the server says about the request meanwhile goes to `listener`, and so do its requests: a
+/// 2026-07-28 server's result that needs input first is answered through the listener's call
+/// and the request sent again with the answers, at most [`INPUT_ROUNDS`] times. Dropping the
+/// future (the call was cancelled) tells the server with `notifications/cancelled`.
 pub async fn call_tool(
     file: &Path,
     server: &str,
@@ -126,6 +62,50 @@ pub async fn call_tool(
     let mut params = CallToolRequestParams::new(tool.to_string());
     // Cline sends `{}` when the model gave no arguments.
     params.arguments = Some(arguments.unwrap_or_default());
+    for _ in 0..INPUT_ROUNDS {
+        let result = match send_call(&ready, params.clone(), listener).await? {
+            ServerResult::CallToolResult(result) => result,
+            ServerResult::InputRequiredResult(needed) => {
+                let mut responses = BTreeMap::new();
+                for (key, request) in needed.input_requests.unwrap_or_default() {
+                    let request = serde_json::to_value(request).map_err(|e| e.to_string())?;
+                    let method = request["method"].as_str().unwrap_or_default().to_string();
+                    // A form nobody answers is declined, as a session's would be.
+                    let answer = listener
+                        .ask(&method, request["params"].clone())
+                        .await
+                        .or_else(|| {
+                            (method == "elicitation/create")
+                                .then(|| serde_json::json!({"action": "decline"}))
+                        })
+                        .ok_or_else(|| texts::unanswered(server, &method))?;
+                    responses.insert(key, answer);
+                }
+                params.input_responses = (!responses.is_empty()).then_some(responses);
+                params.request_state = needed.request_state;
+                continue;
+            }
+            _ => return Err(describe(&ServiceError::UnexpectedResponse, &ready.stderr)),
+        };
+        let mut result = serde_json::to_value(result).map_err(|e| e.to_string())?;
+        if let Some(items) = result["content"].as_array_mut() {
+            items.iter_mut().for_each(shortest_priority);
+        }
+        return Ok(result);
+    }
+    Err(texts::too_many_rounds(server, INPUT_ROUNDS))
+}
+
+/// How many rounds of input one call answers for a server.
+const INPUT_ROUNDS: usize = 8;
+
+/// Sends one `tools/call` and waits for its answer within the server's timeout, `listener`
+/// hearing what the server says about it.
+async fn send_call(
+    ready: &Ready,
+    params: CallToolRequestParams,
+    listener: &Listener,
+) -> Result<ServerResult, String> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = ready
         .peer
@@ -139,17 +119,9 @@ pub async fn call_tool(
     };
     let answer = tokio::time::timeout(ready.timeout, handle.await_response()).await;
     cancel_on_drop.disarm();
-    let answer = answer
+    answer
         .map_err(|_| "MCP error -32001: Request timed out".to_string())?
-        .map_err(|e| describe(&e, &ready.stderr))?;
-    let ServerResult::CallToolResult(result) = answer else {
-        return Err(describe(&ServiceError::UnexpectedResponse, &ready.stderr));
-    };
-    let mut result = serde_json::to_value(result).map_err(|e| e.to_string())?;
-    if let Some(items) = result["content"].as_array_mut() {
-        items.iter_mut().for_each(shortest_priority);
-    }
-    Ok(result)
+        .map_err(|e| describe(&e, &ready.stderr))
 }
 
 /// Tells the server that a request is no longer awaited, unless disarmed: rmcp's own
@@ -320,140 +292,6 @@ async fn connect(file: &Path, server: &str, egress: &dyn Egress) -> Result<Ready
     })
 }
 
-/// Starts (or connects to) a server and runs the MCP handshake, within the server's timeout.
-/// A remote server is reached through `egress`'s route.
-async fn start(
-    name: &str,
-    config: &ServerConfig,
-    egress: &dyn Egress,
-) -> Result<Connection, String> {
-    let failed = |why: String| format!("MCP server \"{name}\" could not be started: {why}");
-    let tail = Arc::new(Mutex::new(String::new()));
-    let mut tail_reader = None;
-    let route = match &config.transport {
-        Transport::Stdio { .. } => None,
-        Transport::Remote { .. } => egress.route().map_err(failed)?,
-    };
-    let handshake = match &config.transport {
-        Transport::Stdio {
-            command,
-            args,
-            cwd,
-            env,
-        } => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env).kill_on_drop(true);
-            if let Some(dir) = cwd {
-                cmd.current_dir(dir);
-            }
-            // The server's stderr must not reach the host's terminal (or a protocol stream); its
-            // tail explains failures.
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| failed(e.to_string()))?;
-            if let Some(stderr) = stderr {
-                tail_reader = Some(keep_tail(stderr, tail.clone()));
-            }
-            initialize(name, transport, config.timeout).await
-        }
-        Transport::Remote {
-            kind: RemoteKind::StreamableHttp,
-            url,
-            headers,
-        } => {
-            let transport =
-                remote::streamable_http(url, headers, route.as_ref()).map_err(failed)?;
-            initialize(name, transport, config.timeout).await
-        }
-        Transport::Remote {
-            kind: RemoteKind::Sse,
-            url,
-            headers,
-        } => {
-            let client = remote::client(url, headers, route.as_ref()).map_err(failed)?;
-            // Opening the event stream is part of connecting: one timeout covers both.
-            let connect = async {
-                let worker = sse::connect(client, url).await?;
-                initialize(name, worker, config.timeout).await
-            };
-            tokio::time::timeout(config.timeout, connect)
-                .await
-                .unwrap_or_else(|_| Err(no_answer(config.timeout)))
-        }
-    };
-    if handshake.is_err() {
-        // A server that failed has usually exited: its last words are on their way.
-        if let Some(reader) = tail_reader {
-            let _ = tokio::time::timeout(STDERR_WAIT, reader).await;
-        }
-    }
-    let client = handshake
-        .map_err(|why| failed(explained(with_stderr(why, &tail), route.as_ref(), egress)))?;
-    let has_resources = client
-        .peer_info()
-        .is_some_and(|info| info.capabilities.resources.is_some());
-    // Listed as Cline does after connecting; a failing list is not a failed start.
-    let _ = tokio::time::timeout(LIST_TIMEOUT, client.list_all_tools()).await;
-    Ok(Connection {
-        client,
-        config: config.clone(),
-        has_resources,
-        stderr: tail,
-    })
-}
-
-/// Keeps the last [`STDERR_TAIL`] bytes a server writes to stderr in `tail`.
-fn keep_tail(
-    stderr: tokio::process::ChildStderr,
-    tail: Arc<Mutex<String>>,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let mut kept = tail.lock().unwrap_or_else(PoisonError::into_inner);
-            kept.push_str(&line);
-            kept.push('\n');
-            if kept.len() > STDERR_TAIL {
-                let mut cut = kept.len() - STDERR_TAIL;
-                while !kept.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                kept.drain(..cut);
-            }
-        }
-    })
-}
-
-/// The MCP handshake over `transport` as Cline's client (`initialize`, then `initialized`).
-async fn initialize<T, E, A>(
-    server: &str,
-    transport: T,
-    timeout: Duration,
-) -> Result<Client, String>
-where
-    T: IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let info = HubClient {
-        info: ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("Cline", env!("CARGO_PKG_VERSION")),
-        ),
-        server: server.to_string(),
-    };
-    match tokio::time::timeout(timeout, info.serve(transport)).await {
-        Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(remote::handshake_error(&e)),
-        Err(_) => Err(no_answer(timeout)),
-    }
-}
-
-/// Why a server that did not complete the handshake in time could not be started.
-fn no_answer(timeout: Duration) -> String {
-    format!("no answer to initialize within {} s", timeout.as_secs_f64())
-}
-
 /// An error's message as the TypeScript MCP SDK words it (what Cline's users see).
 fn describe(error: &ServiceError, stderr: &Mutex<String>) -> String {
     match error {
@@ -462,17 +300,6 @@ fn describe(error: &ServiceError, stderr: &Mutex<String>) -> String {
             with_stderr("MCP error -32000: Connection closed".to_string(), stderr)
         }
         other => other.to_string(),
-    }
-}
-
-/// `message`, followed by what the server last wrote to stderr, if anything.
-fn with_stderr(message: String, stderr: &Mutex<String>) -> String {
-    let tail = stderr.lock().unwrap_or_else(PoisonError::into_inner);
-    let tail = tail.trim();
-    if tail.is_empty() {
-        message
-    } else {
-        format!("{message}\nServer stderr:\n{tail}")
     }
 }
 

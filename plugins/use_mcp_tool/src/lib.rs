@@ -40,6 +40,7 @@ pub mod settings;
 mod sse;
 pub mod status;
 pub mod texts;
+mod upstream;
 
 use tool_api::model::MCP_SERVERS_METHOD;
 use tool_api::sdk::prelude::*;

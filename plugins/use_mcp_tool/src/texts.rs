@@ -48,6 +48,23 @@ pub fn documentation_failed(message: &str) -> String {
     format!("Error loading MCP documentation: {message}")
 }
 
+/// The server needed an answer (its `method` request) before its result, and nobody gave one.
+pub fn unanswered(server: &str, method: &str) -> String {
+    format!(
+        "the MCP server \"{server}\" needs an answer to its {method} request first, and nobody \
+         answered it (no user or client to ask: answer from a terminal, `serve --ask` or an MCP \
+         client in front of `toolhost mcp`)"
+    )
+}
+
+/// The server kept asking for input.
+pub fn too_many_rounds(server: &str, rounds: usize) -> String {
+    format!(
+        "the MCP server \"{server}\" asked for input {rounds} times in one call without a \
+         result; the call was stopped"
+    )
+}
+
 /// The note appended when the model cannot see the images a tool returned.
 pub fn images_not_viewable(count: usize) -> String {
     format!("\n\n[{count} images were provided in the response, and while they are displayed to the user, you do not have the ability to view them.]")

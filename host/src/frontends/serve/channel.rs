@@ -133,6 +133,18 @@ impl Channel {
     /// (a call given up asks after its answer), another question waits, the input ends, the
     /// question is withdrawn, or its time passes.
     pub(super) fn ask(&self, kind: &str, text: &str) -> Option<AskReply> {
+        self.put(json!({"kind": kind, "text": text}), parse_answer)
+    }
+
+    /// Asks the client to fill in a form of the tool's own (MCP's elicitation params, as
+    /// `form`) and waits for `{"answer": ID, "action", "content"}`: the answer as
+    /// `{"action", "content"}`; `None` as for [`Channel::ask`].
+    pub(super) fn form(&self, request: &Value) -> Option<Value> {
+        self.put(json!({"kind": "form", "form": request}), parse_form)
+    }
+
+    /// Writes the question `body` (its id added) and waits for an answer `parse` accepts.
+    fn put<T>(&self, body: Value, parse: fn(&[u8], u64) -> Result<T, Value>) -> Option<T> {
         let id = {
             let mut question = self.question();
             if !question.running || question.open.is_some() {
@@ -140,8 +152,9 @@ impl Channel {
                 return None;
             }
             let id = question.last + 1;
-            self.write(&json!({"ask": {"id": id, "kind": kind, "text": text}}))
-                .ok()?;
+            let mut body = body;
+            body["id"] = json!(id);
+            self.write(&json!({ "ask": body })).ok()?;
             question.last = id;
             question.open = Some(id);
             id
@@ -180,7 +193,7 @@ impl Channel {
                     return None;
                 }
             };
-            match parse_answer(&line, id) {
+            match parse(&line, id) {
                 Ok(reply) => {
                     question.open = None;
                     return Some(reply);
@@ -234,6 +247,28 @@ impl Lines {
             Err(RecvTimeoutError::Timeout) => Waited::Nothing,
             Err(RecvTimeoutError::Disconnected) => Waited::End,
         }
+    }
+}
+
+/// The client's answer to form `id` (`{"answer": ID, "action": "accept"|"decline"|"cancel",
+/// "content": {...}}`) as `{"action", "content"}`, or the error that refuses the line.
+fn parse_form(line: &[u8], id: u64) -> Result<Value, Value> {
+    let message: Value = serde_json::from_slice(line).map_err(|e| {
+        json!({"id": null, "error": format!("not a JSON answer: {e}; form {id} is still waiting")})
+    })?;
+    let usage = format!(
+        "form {id} is waiting for its answer ({{\"answer\": {id}, \"action\": \"accept\"|\"decline\"|\"cancel\", \"content\": {{...}}}}); requests run one at a time"
+    );
+    if message.get("answer").and_then(Value::as_u64) != Some(id) {
+        let other = message.get("id").cloned().unwrap_or(Value::Null);
+        return Err(json!({"id": other, "error": usage}));
+    }
+    match message.get("action").and_then(Value::as_str) {
+        Some(action @ ("accept" | "decline" | "cancel")) => {
+            let content = message.get("content").cloned().unwrap_or_else(|| json!({}));
+            Ok(json!({"action": action, "content": content}))
+        }
+        _ => Err(json!({"id": null, "error": usage})),
     }
 }
 

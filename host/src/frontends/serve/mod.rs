@@ -19,7 +19,10 @@
 //! an untrusted hook): while the call runs, the host writes
 //! `{"ask": {"id": N, "kind": "tool"|"followup"|"hook"|..., "text": "..."}}` and waits for
 //! `{"answer": N, "response": "yes"|"no"|"message", "text": "..."}` (`text`: the feedback of
-//! a denial, the answer to a question). A request sent instead of the answer is refused with an
+//! a denial, the answer to a question). A tool's own form (an MCP server's elicitation, a
+//! plugin's `ui.elicit`) comes as `{"ask": {"id": N, "kind": "form", "form": {"message",
+//! "requestedSchema"}}}` and waits for `{"answer": N, "action": "accept"|"decline"|"cancel",
+//! "content": {...}}`. A request sent instead of the answer is refused with an
 //! error (requests run one at a time); the end of stdin answers nothing. A question whose call
 //! ended without its answer (given up at `[limits] call_timeout_secs`), or unanswered for
 //! `[limits] ask_timeout_secs`, is withdrawn: the host writes `{"withdrawn": N}` (before the
@@ -56,6 +59,13 @@ impl Ui for ServeUi {
             return None;
         }
         self.channel.ask(kind, text)
+    }
+
+    fn elicit(&self, request: &Value) -> Option<Value> {
+        if !self.asks {
+            return None;
+        }
+        self.channel.form(request)
     }
 }
 
