@@ -41,6 +41,7 @@ mod mcp_remote;
 mod mcp_results;
 mod mcp_server;
 mod mcp_session;
+mod mcp_sign_in;
 mod meta_tools;
 mod multi_root;
 mod one_dispatch;

@@ -45,6 +45,18 @@ pub fn call_tools(
     extra: &[&str],
     calls: &[(String, Value)],
 ) -> Vec<Value> {
+    call_tools_in(plugins, cwd, extra, calls, None)
+}
+
+/// [`call_tools`] with `toolhost mcp`'s `XDG_CONFIG_HOME` at `config_home` (a scratch
+/// directory of its own: `None`).
+pub fn call_tools_in(
+    plugins: &Path,
+    cwd: &Path,
+    extra: &[&str],
+    calls: &[(String, Value)],
+    config_home: Option<&Path>,
+) -> Vec<Value> {
     let scratch = workdir();
     let script = scratch.path().join("client.py");
     std::fs::write(&script, CLIENT).unwrap();
@@ -54,7 +66,7 @@ pub fn call_tools(
         "plugins": plugins,
         "workspace": cwd,
         "extra": extra,
-        "config_home": scratch.path(),
+        "config_home": config_home.unwrap_or(scratch.path()),
         "calls": calls,
     });
     std::fs::write(&config_path, config.to_string()).unwrap();

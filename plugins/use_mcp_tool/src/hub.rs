@@ -24,8 +24,7 @@ use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
 use crate::notices::Listener;
-use crate::settings;
-use crate::texts;
+use crate::{remote, settings, sign_in, texts};
 use connection::{start, with_stderr, Connection, LIST_TIMEOUT};
 pub use connection::{Egress, ListingEgress};
 
@@ -39,6 +38,10 @@ static SLOTS: Mutex<BTreeMap<(PathBuf, String), Slot>> = Mutex::new(BTreeMap::ne
 
 /// What a call needs from a connected server.
 struct Ready {
+    /// The server's name.
+    server: String,
+    /// A remote server's URL.
+    url: Option<String>,
     peer: Peer<RoleClient>,
     timeout: Duration,
     has_resources: bool,
@@ -85,7 +88,7 @@ pub async fn call_tool(
                 params.request_state = needed.request_state;
                 continue;
             }
-            _ => return Err(describe(&ServiceError::UnexpectedResponse, &ready.stderr)),
+            _ => return Err(describe(&ServiceError::UnexpectedResponse, &ready)),
         };
         let mut result = serde_json::to_value(result).map_err(|e| e.to_string())?;
         if let Some(items) = result["content"].as_array_mut() {
@@ -111,7 +114,7 @@ async fn send_call(
         .peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|e| describe(&e, &ready.stderr))?;
+        .map_err(|e| describe(&e, ready))?;
     let _listening = listener.register(&handle.progress_token);
     let cancel_on_drop = CancelOnDrop {
         peer: Some(ready.peer.clone()),
@@ -121,7 +124,7 @@ async fn send_call(
     cancel_on_drop.disarm();
     answer
         .map_err(|_| "MCP error -32001: Request timed out".to_string())?
-        .map_err(|e| describe(&e, &ready.stderr))
+        .map_err(|e| describe(&e, ready))
 }
 
 /// Tells the server that a request is no longer awaited, unless disarmed: rmcp's own
@@ -184,7 +187,7 @@ pub async fn read_resource(
         .peer
         .read_resource(ReadResourceRequestParams::new(uri))
         .await
-        .map_err(|e| describe(&e, &ready.stderr))?;
+        .map_err(|e| describe(&e, &ready))?;
     let value = serde_json::to_value(result).map_err(|e| e.to_string())?;
     Ok(value["contents"].as_array().cloned().unwrap_or_default())
 }
@@ -284,7 +287,13 @@ async fn connect(file: &Path, server: &str, egress: &dyn Egress) -> Result<Ready
     };
     // autoApprove and timeout changes apply without a restart, as in Cline.
     connection.config = config.clone();
+    let url = match &config.transport {
+        settings::Transport::Remote { url, .. } => Some(url.clone()),
+        settings::Transport::Stdio { .. } => None,
+    };
     Ok(Ready {
+        server: server.to_string(),
+        url,
         peer: connection.client.peer().clone(),
         timeout: config.timeout,
         has_resources: connection.has_resources,
@@ -292,8 +301,15 @@ async fn connect(file: &Path, server: &str, egress: &dyn Egress) -> Result<Ready
     })
 }
 
-/// An error's message as the TypeScript MCP SDK words it (what Cline's users see).
-fn describe(error: &ServiceError, stderr: &Mutex<String>) -> String {
+/// An error's message as the TypeScript MCP SDK words it (what Cline's users see); a remote
+/// server's refusal for want of a sign-in says what to do instead.
+fn describe(error: &ServiceError, ready: &Ready) -> String {
+    let refusal = remote::refusal(&remote::ServiceOrHandshake::Service(error));
+    if let (Some(url), Some(refusal)) = (&ready.url, refusal) {
+        let why = sign_in::refused(&ready.server, url, &refusal);
+        return format!("MCP server \"{}\" refused the request: {why}", ready.server);
+    }
+    let stderr = &ready.stderr;
     match error {
         ServiceError::McpError(data) => format!("MCP error {}: {}", data.code.0, data.message),
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
@@ -313,5 +329,5 @@ pub async fn list_tools(
     tokio::time::timeout(LIST_TIMEOUT, ready.peer.list_all_tools())
         .await
         .map_err(|_| format!("MCP server \"{server}\" did not list its tools within 5 s"))?
-        .map_err(|e| describe(&e, &ready.stderr))
+        .map_err(|e| describe(&e, &ready))
 }

@@ -37,12 +37,15 @@ pub mod native;
 pub mod notices;
 mod remote;
 pub mod settings;
+mod sign_in;
 mod sse;
 pub mod status;
 pub mod texts;
 mod upstream;
 
-use tool_api::model::MCP_SERVERS_METHOD;
+use tool_api::model::{
+    MCP_SERVERS_METHOD, MCP_SIGN_IN_METHOD, MCP_SIGN_IN_WAIT_METHOD, MCP_SIGN_OUT_METHOD,
+};
 use tool_api::sdk::prelude::*;
 
 /// The tool serving `use_mcp_tool`, `access_mcp_resource` and `load_mcp_documentation`.
@@ -126,26 +129,57 @@ impl Tool for McpTools {
     }
 
     /// `mcp_servers` (`{"settings": ...}`): every configured server with its status and tools,
-    /// for `toolhost mcp-servers`.
+    /// for `toolhost mcp-servers`; `mcp_sign_in`, `mcp_sign_in_wait` and `mcp_sign_out` (the
+    /// query naming the server): signing in to it and out ([`sign_in`]).
     fn extension(
         &self,
         method: &str,
         payload: &serde_json::Value,
     ) -> Result<serde_json::Value, ToolError> {
-        if method != MCP_SERVERS_METHOD {
-            return Err(ToolError::new(
-                ToolErrorKind::UNAVAILABLE,
-                format!("unknown handler extension '{method}'"),
-            ));
-        }
         let query: DynamicToolsQuery = serde_json::from_value(payload.clone()).unwrap_or_default();
         let file = settings_file(&query)?;
-        let egress = hub::ListingEgress(query.egress.clone());
-        let servers = tool_api::sdk::runtime::block_on(status::servers(&file, &egress))
-            .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))?
-            .map_err(|e| ToolError::new(ToolErrorKind::FAILED, e))?;
-        Ok(serde_json::json!({"settings_file": file, "servers": servers}))
+        let failed = |e: String| ToolError::new(ToolErrorKind::FAILED, e);
+        let server = || {
+            let name = query.name.clone().unwrap_or_default();
+            let config = settings::load(&file)
+                .map_err(failed)?
+                .remove(&name)
+                .ok_or_else(|| failed(texts::no_connection(&name)))?;
+            Ok::<_, ToolError>((name, config))
+        };
+        let answer = match method {
+            MCP_SERVERS_METHOD => {
+                let egress = hub::ListingEgress(query.egress.clone());
+                let servers = block_on(status::servers(&file, &egress))?.map_err(failed)?;
+                return Ok(serde_json::json!({"settings_file": file, "servers": servers}));
+            }
+            MCP_SIGN_IN_METHOD => {
+                let (name, config) = server()?;
+                block_on(sign_in::begin(&name, &config))?
+            }
+            MCP_SIGN_IN_WAIT_METHOD => {
+                let (name, config) = server()?;
+                block_on(sign_in::finish(&name, &config))?
+            }
+            MCP_SIGN_OUT_METHOD => {
+                let (name, config) = server()?;
+                sign_in::sign_out(&name, &config)
+            }
+            _ => {
+                return Err(ToolError::new(
+                    ToolErrorKind::UNAVAILABLE,
+                    format!("unknown handler extension '{method}'"),
+                ))
+            }
+        };
+        answer.map_err(failed)
     }
+}
+
+/// `future` run on the plugin's runtime.
+fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, ToolError> {
+    tool_api::sdk::runtime::block_on(future)
+        .map_err(|e| ToolError::new(ToolErrorKind::INTERNAL, e.to_string()))
 }
 
 /// The MCP settings file of a query's settings ([`locations`]).

@@ -50,16 +50,24 @@ pub fn settings_file(setting: Option<&Value>) -> Result<PathBuf, String> {
         .unwrap_or_else(|| PathBuf::from(FILE_NAME)))
 }
 
+/// The user's configuration directory: `$XDG_CONFIG_HOME` (when absolute), else `~/.config`.
+fn config_dir() -> Option<PathBuf> {
+    env_path("XDG_CONFIG_HOME")
+        .filter(|p| p.is_absolute())
+        .or_else(|| env_path("HOME").map(|h| h.join(".config")))
+}
+
+/// toolhost's configuration directory (the host's too, masked from every command it runs).
+pub fn toolhost_config_dir() -> Option<PathBuf> {
+    config_dir().map(|dir| dir.join("toolhost"))
+}
+
 /// Every place looked in, in order (toolhost's own first).
 pub fn candidates() -> Vec<PathBuf> {
     let home = env_path("HOME");
-    let config = env_path("XDG_CONFIG_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let config = config_dir();
     let mut found = Vec::new();
-    if let Some(config) = &config {
-        found.push(config.join("toolhost").join(FILE_NAME));
-    }
+    found.extend(toolhost_config_dir().map(|dir| dir.join(FILE_NAME)));
     found.extend(cline_cli(home.as_ref()));
     let storages = config.iter().cloned().chain(
         home.iter()

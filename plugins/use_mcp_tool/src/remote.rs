@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::error::Error;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use rmcp::service::ClientInitializeError;
+use rmcp::service::{ClientInitializeError, ServiceError};
 use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, InsufficientScopeError, StreamableHttpClient,
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
@@ -51,20 +52,61 @@ pub fn client(
     builder.build().map_err(|e| chain(&e))
 }
 
-/// rmcp's streamable HTTP transport to `url`.
+/// rmcp's streamable HTTP transport to `url` over `client` (a [`client`], or one carrying the
+/// user's sign-in).
 ///
 /// Cline wraps the TypeScript SDK's fetch to turn a 404 answer to the optional GET stream into
 /// 405, because that SDK fails the connection on anything but 405. rmcp needs no such rewrite:
 /// a GET stream that cannot be opened (for any status) leaves the session working without it.
-pub fn streamable_http(
+pub fn streamable_http<C: StreamableHttpClient>(
     url: &str,
-    headers: &BTreeMap<String, String>,
-    route: Option<&EgressRoute>,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
-    Ok(StreamableHttpClientTransport::with_client(
-        client(url, headers, route)?,
+    client: C,
+) -> StreamableHttpClientTransport<C> {
+    StreamableHttpClientTransport::with_client(
+        client,
         StreamableHttpClientTransportConfig::with_uri(url),
-    ))
+    )
+}
+
+/// The server's refusal for want of authorization (a 401 or a 403 `insufficient_scope`) that
+/// made a request or a handshake fail, if that is why.
+pub fn refusal<'a>(error: &ServiceOrHandshake<'a>) -> Option<Refusal<'a>> {
+    let transport = match error {
+        ServiceOrHandshake::Service(ServiceError::TransportSend(e)) => e.error.as_ref(),
+        ServiceOrHandshake::Handshake(ClientInitializeError::TransportError { error, .. }) => {
+            error.error.as_ref()
+        }
+        _ => return None,
+    };
+    let mut source: Option<&(dyn Error + 'static)> = Some(transport);
+    while let Some(current) = source {
+        if current.downcast_ref::<AuthRequiredError>().is_some() {
+            return Some(Refusal::SignIn);
+        }
+        if let Some(refused) = current.downcast_ref::<InsufficientScopeError>() {
+            return Some(Refusal::Scope {
+                scope: refused.get_required_scope(),
+            });
+        }
+        source = current.source();
+    }
+    None
+}
+
+/// A server's refusal of a request for want of authorization.
+pub enum Refusal<'a> {
+    /// 401: no token, or one it no longer takes.
+    SignIn,
+    /// 403 `insufficient_scope`: the token lacks `scope`.
+    Scope { scope: Option<&'a str> },
+}
+
+/// An error of a request or of the handshake.
+pub enum ServiceOrHandshake<'a> {
+    /// A request's.
+    Service(&'a ServiceError),
+    /// The handshake's.
+    Handshake(&'a ClientInitializeError),
 }
 
 /// Why the MCP handshake failed, in words a user can act on: the transport's own error (the

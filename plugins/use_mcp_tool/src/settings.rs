@@ -76,6 +76,26 @@ pub struct ServerConfig {
     pub auto_approve: Vec<String>,
     /// The `tools/call` timeout (also used to start the server).
     pub timeout: Duration,
+    /// How to sign in to a remote server that needs it (`oauth`, toolhost's own field).
+    pub sign_in: SignInConfig,
+}
+
+/// A remote server's `oauth` entry: the client toolhost signs in as. Without one, toolhost
+/// registers itself with the authorization server (dynamic client registration).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignInConfig {
+    /// A client registered with the authorization server beforehand (`clientId`).
+    pub client_id: Option<String>,
+    /// That client's secret (`clientSecret`, `${env:NAME}` expanded).
+    pub client_secret: Option<String>,
+    /// The HTTPS URL of a client ID metadata document naming toolhost (`clientMetadataUrl`),
+    /// used where the authorization server accepts one.
+    pub client_metadata_url: Option<String>,
+    /// The scopes to ask for (`scopes`); none: those the server's challenge or metadata name.
+    pub scopes: Vec<String>,
+    /// The loopback port of the redirect (`redirectPort`, for a client registered with a
+    /// fixed redirect URI); none: any free port.
+    pub redirect_port: Option<u16>,
 }
 
 /// Reads the settings file: the servers by name. A missing or empty file has no servers.
@@ -195,11 +215,35 @@ fn server(entry: &Map<String, Value>) -> Result<ServerConfig, Invalid> {
         None => DEFAULT_TIMEOUT_SECS as f64,
         Some(t) => t.as_f64().filter(|t| *t >= 1.0).ok_or(Mismatch)?,
     };
+    let sign_in = match entry.get("oauth") {
+        None => SignInConfig::default(),
+        Some(oauth) => sign_in(oauth.as_object().ok_or(Mismatch)?)?,
+    };
     Ok(ServerConfig {
         transport,
         disabled: entry.get("disabled").and_then(Value::as_bool) == Some(true),
         auto_approve,
         timeout: Duration::from_secs_f64(timeout),
+        sign_in,
+    })
+}
+
+/// A remote entry's `oauth` object.
+fn sign_in(oauth: &Map<String, Value>) -> Result<SignInConfig, Mismatch> {
+    let redirect_port = match oauth.get("redirectPort") {
+        None => None,
+        Some(port) => Some(
+            port.as_u64()
+                .and_then(|p| u16::try_from(p).ok())
+                .ok_or(Mismatch)?,
+        ),
+    };
+    Ok(SignInConfig {
+        client_id: optional(oauth, "clientId", string)?,
+        client_secret: optional(oauth, "clientSecret", string)?,
+        client_metadata_url: optional(oauth, "clientMetadataUrl", string)?,
+        scopes: optional(oauth, "scopes", strings)?.unwrap_or_default(),
+        redirect_port,
     })
 }
 
@@ -283,6 +327,7 @@ mod tests {
                 disabled: true,
                 auto_approve: vec!["list".into()],
                 timeout: Duration::from_secs(30),
+                sign_in: SignInConfig::default(),
             }
         );
     }
@@ -324,7 +369,32 @@ mod tests {
                 disabled: false,
                 auto_approve: vec![],
                 timeout: Duration::from_secs(5),
+                sign_in: SignInConfig::default(),
             }
+        );
+    }
+
+    #[test]
+    fn a_remote_entry_names_the_client_it_signs_in_as() {
+        std::env::set_var("MCP_SETTINGS_TEST_SECRET", "sh");
+        let servers = parse(
+            r#"{"mcpServers":{"docs":{"type":"streamableHttp","url":"https://mcp.example.com/mcp","oauth":{"clientId":"toolhost","clientSecret":"${env:MCP_SETTINGS_TEST_SECRET}","scopes":["read","write"],"redirectPort":8765}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            servers["docs"].sign_in,
+            SignInConfig {
+                client_id: Some("toolhost".into()),
+                client_secret: Some("sh".into()),
+                client_metadata_url: None,
+                scopes: vec!["read".into(), "write".into()],
+                redirect_port: Some(8765),
+            }
+        );
+        let bad_port = r#"{"mcpServers":{"docs":{"type":"streamableHttp","url":"https://mcp.example.com/mcp","oauth":{"redirectPort":70000}}}}"#;
+        assert_eq!(
+            parse(bad_port).err(),
+            Some(texts::INVALID_SETTINGS_SCHEMA.to_string())
         );
     }
 

@@ -5,10 +5,10 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::settings::{self, Transport};
-use crate::{hub, native};
+use crate::{hub, native, sign_in};
 
-/// Every configured server of `file` with its status and tools, as `toolhost mcp-servers`
-/// shows them; the enabled ones are started (a remote one through `egress`).
+/// Every configured server of `file` with its status and tools (and a remote one's sign-in:
+/// `signed_in`, `{"issuer", "scopes"}` or null), as `toolhost mcp-servers` shows them; the enabled ones are started (a remote one through `egress`).
 pub async fn servers(file: &Path, egress: &dyn hub::Egress) -> Result<Vec<Value>, String> {
     let configs = settings::load(file)?;
     let mut statuses = Vec::new();
@@ -22,6 +22,9 @@ pub async fn servers(file: &Path, egress: &dyn hub::Egress) -> Result<Vec<Value>
             "status": "disabled",
             "tools": [],
         });
+        if let Transport::Remote { url, .. } = &config.transport {
+            status["signed_in"] = sign_in::status(url).unwrap_or(Value::Null);
+        }
         if !config.disabled {
             match hub::list_tools(file, name, egress).await {
                 Ok(tools) => {

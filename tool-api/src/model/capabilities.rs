@@ -15,6 +15,18 @@ pub const MCP_SERVERS_CAPABILITY: &str = "mcp_servers";
 /// The handler extension answering with the MCP servers, their status and their tools.
 pub const MCP_SERVERS_METHOD: &str = "mcp_servers";
 
+/// The handler extension beginning the sign-in to the MCP server named by the query
+/// (`toolhost mcp-servers login NAME`): it answers `{"authorization_url", "redirect_uri"}`,
+/// the page the user opens, and listens for the redirect that ends it.
+pub const MCP_SIGN_IN_METHOD: &str = "mcp_sign_in";
+
+/// The handler extension waiting for the sign-in begun with [`MCP_SIGN_IN_METHOD`] to end:
+/// `{"server", "issuer", "scopes"}` once the user signed in, an error otherwise.
+pub const MCP_SIGN_IN_WAIT_METHOD: &str = "mcp_sign_in_wait";
+
+/// The handler extension forgetting the user's sign-in to the MCP server named by the query.
+pub const MCP_SIGN_OUT_METHOD: &str = "mcp_sign_out";
+
 /// How a plugin names, among its capabilities, a feature it needs of its host
 /// (`needs:resources`): a host that does not know the feature refuses to load the plugin and
 /// says which one, instead of running it without.

@@ -8,6 +8,26 @@ use clap::{Args, Parser, Subcommand};
 use super::{bundle, egress, hooks};
 use crate::frontends::{HotSwapArgs, WorkspaceArgs};
 
+/// `toolhost mcp-servers login|logout NAME`.
+#[derive(Debug, Subcommand)]
+pub enum SignInCommand {
+    /// Signs in to a remote MCP server that needs it (OAuth): opens the authorization page in
+    /// the browser ($BROWSER, else xdg-open with a display) and prints its address, then waits
+    /// for the redirect to a loopback port.
+    Login {
+        /// The server's name in the MCP settings file.
+        name: String,
+        /// Only print the address; open no browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forgets the sign-in to a server (its tokens and the scopes it asked for).
+    Logout {
+        /// The server's name in the MCP settings file.
+        name: String,
+    },
+}
+
 /// Runs tool plugins for coding agents.
 #[derive(Debug, Parser)]
 #[command(name = "toolhost", version, about)]
@@ -79,6 +99,9 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Sign in to a server, or out.
+        #[command(subcommand)]
+        action: Option<SignInCommand>,
     },
     /// Curated plugin bundles: keys, signing, verification.
     #[command(subcommand)]

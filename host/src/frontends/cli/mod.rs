@@ -103,7 +103,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
             report::print_tools(&host, json);
             Ok(ExitCode::SUCCESS)
         }
-        Command::McpServers { json } => {
+        Command::McpServers {
+            action: Some(action),
+            ..
+        } => mcp_servers::sign_in(&*inspecting_host()?, action),
+        Command::McpServers { json, .. } => {
             let report = mcp_servers::report(&*inspecting_host()?)?;
             if json {
                 print_line(&report.to_string());

@@ -9,14 +9,16 @@ use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClient;
 use rmcp::transport::{IntoTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use tokio::io::AsyncBufReadExt;
 use tool_api::model::EgressRoute;
 
 use crate::notices::HubClient;
+use crate::remote::ServiceOrHandshake;
 use crate::settings::{RemoteKind, ServerConfig, Transport};
-use crate::{remote, sse};
+use crate::{remote, sign_in, sse};
 
 /// How long the list requests after connecting may take (Cline's 5 s).
 pub(super) const LIST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -133,25 +135,22 @@ pub(super) async fn start(
             if let Some(stderr) = stderr {
                 tail_reader = Some(keep_tail(stderr, tail.clone()));
             }
-            initialize(name, transport, config.timeout, Lifecycle::Initialize).await
+            initialize(name, transport, config.timeout, Lifecycle::Initialize, None)
+                .await
+                .map_err(Handshake::into_message)
         }
         Transport::Remote {
             kind: RemoteKind::StreamableHttp,
             url,
             headers,
         } => {
-            let transport =
-                remote::streamable_http(url, headers, route.as_ref()).map_err(failed)?;
-            match initialize(name, transport, config.timeout, Lifecycle::Auto).await {
-                Ok(client) => Ok(client),
-                // A server of 2025-11-25 or older may answer `server/discover` with anything
-                // (an HTTP error, a closed stream): it gets `initialize` on a fresh
-                // connection.
-                Err(_) => {
-                    let transport =
-                        remote::streamable_http(url, headers, route.as_ref()).map_err(failed)?;
-                    initialize(name, transport, config.timeout, Lifecycle::Initialize).await
-                }
+            let client = remote::client(url, headers, route.as_ref()).map_err(failed)?;
+            match sign_in::authorized(url, client.clone())
+                .await
+                .map_err(failed)?
+            {
+                Some(signed_in) => streamable_http(name, url, signed_in, config.timeout).await,
+                None => streamable_http(name, url, client, config.timeout).await,
             }
         }
         Transport::Remote {
@@ -163,7 +162,15 @@ pub(super) async fn start(
             // Opening the event stream is part of connecting: one timeout covers both.
             let connect = async {
                 let worker = sse::connect(client, url).await?;
-                initialize(name, worker, config.timeout, Lifecycle::Initialize).await
+                initialize(
+                    name,
+                    worker,
+                    config.timeout,
+                    Lifecycle::Initialize,
+                    Some(url),
+                )
+                .await
+                .map_err(Handshake::into_message)
             };
             tokio::time::timeout(config.timeout, connect)
                 .await
@@ -213,6 +220,47 @@ fn keep_tail(
     })
 }
 
+/// The handshake with a streamable HTTP server over `client`: 2026-07-28 first, then, for a
+/// server of 2025-11-25 or older (which may answer `server/discover` with anything: an HTTP
+/// error, a closed stream), `initialize` on a fresh connection.
+async fn streamable_http<C>(
+    name: &str,
+    url: &str,
+    client: C,
+    timeout: Duration,
+) -> Result<Client, String>
+where
+    C: StreamableHttpClient + Clone + Send + Sync + 'static,
+{
+    let transport = || remote::streamable_http(url, client.clone());
+    match initialize(name, transport(), timeout, Lifecycle::Auto, Some(url)).await {
+        Ok(client) => Ok(client),
+        // A refusal for want of a sign-in is the answer, whichever version the server speaks.
+        Err(Handshake::Refused(why)) => Err(why),
+        Err(Handshake::Failed(_)) => {
+            initialize(name, transport(), timeout, Lifecycle::Initialize, Some(url))
+                .await
+                .map_err(Handshake::into_message)
+        }
+    }
+}
+
+/// Why a handshake failed.
+enum Handshake {
+    /// The server refused it for want of a sign-in (what to do).
+    Refused(String),
+    /// Anything else.
+    Failed(String),
+}
+
+impl Handshake {
+    fn into_message(self) -> String {
+        match self {
+            Handshake::Refused(why) | Handshake::Failed(why) => why,
+        }
+    }
+}
+
 /// How a connection starts.
 enum Lifecycle {
     /// 2025-11-25 and older: `initialize`, then `initialized` (stdio and legacy SSE servers,
@@ -223,13 +271,15 @@ enum Lifecycle {
     Auto,
 }
 
-/// The MCP handshake over `transport` as Cline's client.
+/// The MCP handshake over `transport` as Cline's client; a remote server's (at `url`) refusal
+/// for want of a sign-in says what to do.
 async fn initialize<T, E, A>(
     server: &str,
     transport: T,
     timeout: Duration,
     lifecycle: Lifecycle,
-) -> Result<Client, String>
+    url: Option<&str>,
+) -> Result<Client, Handshake>
 where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
@@ -258,8 +308,15 @@ where
     };
     match tokio::time::timeout(timeout, info.serve_with_lifecycle(transport, lifecycle)).await {
         Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(remote::handshake_error(&e)),
-        Err(_) => Err(no_answer(timeout)),
+        Ok(Err(e)) => Err(
+            match (url, remote::refusal(&ServiceOrHandshake::Handshake(&e))) {
+                (Some(url), Some(refusal)) => {
+                    Handshake::Refused(sign_in::refused(server, url, &refusal))
+                }
+                _ => Handshake::Failed(remote::handshake_error(&e)),
+            },
+        ),
+        Err(_) => Err(Handshake::Failed(no_answer(timeout))),
     }
 }
 
