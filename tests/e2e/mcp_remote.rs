@@ -213,6 +213,53 @@ fn a_server_that_exits_mid_call(kind: Kind, error: &str) {
     );
 }
 
+/// A server that went away between calls: the call finds the connection lost and reconnects
+/// with backoff while the server restarts. Over streamable HTTP the loss shows only when a call
+/// is sent: a call of a tool annotated read-only is made again on the new connection, any other
+/// fails and the next one reconnects. Over SSE the closed event stream shows it before: the
+/// call waits for the reconnection and is sent once.
+fn a_server_restarted_between_calls(kind: Kind, third: &str) {
+    let server = HttpServer::start(kind, &[]);
+    let setup = settings_with(json!({"restarting": entry(kind, &server.url, json!({}))}));
+    let (host, _) = setup.host(true);
+    let call = |tool: &str, text: &str| {
+        let arguments = json!({ "text": text }).to_string();
+        use_tool(&host, "restarting", tool, Some(&arguments)).model_text()
+    };
+    assert_eq!(call("echo", "one"), "echo: one");
+    let port = server.port();
+    let restart_later = |port: String| {
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(700));
+            HttpServer::start(kind, &["--port", &port])
+        })
+    };
+    drop(server);
+    let successor = restart_later(port.clone());
+    assert_eq!(
+        call("peek", "two"),
+        "peek: two",
+        "made again once the server was back"
+    );
+    drop(successor.join().unwrap());
+    let successor = restart_later(port);
+    assert_eq!(call("echo", "three"), third);
+    let _server = successor.join().unwrap();
+    assert_eq!(call("echo", "four"), "echo: four");
+}
+
+#[test]
+fn streamable_http_a_server_restarted_between_calls() {
+    // A call that may not be made twice is not.
+    let third = failed("MCP error -32000: Connection closed");
+    a_server_restarted_between_calls(Kind::StreamableHttp, &third);
+}
+
+#[test]
+fn sse_a_server_restarted_between_calls() {
+    a_server_restarted_between_calls(Kind::Sse, "echo: three");
+}
+
 #[test]
 fn streamable_http_a_server_that_exits_mid_call() {
     a_server_that_exits_mid_call(Kind::StreamableHttp, "MCP error -32000: Connection closed");

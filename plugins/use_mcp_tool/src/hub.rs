@@ -11,7 +11,7 @@
 
 mod connection;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::notices::Listener;
 use crate::{remote, settings, sign_in, texts};
-use connection::{start, with_stderr, Connection, LIST_TIMEOUT};
+use connection::{reconnect, start, with_stderr, Connection, LIST_TIMEOUT};
 pub use connection::{Egress, ListingEgress};
 
 /// How long `shutdown` waits for one connection to close before the runtime stops.
@@ -46,6 +46,8 @@ struct Ready {
     timeout: Duration,
     has_resources: bool,
     stderr: Arc<Mutex<String>>,
+    /// The tools a call of which may be made again (see [`connection::Connection`]).
+    repeatable: BTreeSet<String>,
 }
 
 /// The `tools/call` result as JSON (`content`, `isError`, ...), or the error's message. What
@@ -61,12 +63,32 @@ pub async fn call_tool(
     listener: &Listener,
     egress: &dyn Egress,
 ) -> Result<Value, String> {
-    let ready = connect(file, server, egress).await?;
+    let mut ready = connect(file, server, egress).await?;
     let mut params = CallToolRequestParams::new(tool.to_string());
     // Cline sends `{}` when the model gave no arguments.
     params.arguments = Some(arguments.unwrap_or_default());
+    let mut made_again = false;
     for _ in 0..INPUT_ROUNDS {
-        let result = match send_call(&ready, params.clone(), listener).await? {
+        let answer = match send_call(&ready, params.clone(), listener).await {
+            Err(Sent::Failed(error)) if lost(&error) => {
+                // The connection is gone; the next use reconnects. A call its tool says may be
+                // made twice is made again on the new connection, once.
+                let message = describe(&error, &ready);
+                forget(file, server).await;
+                if made_again || !ready.repeatable.contains(tool) {
+                    return Err(message);
+                }
+                made_again = true;
+                ready = connect(file, server, egress)
+                    .await
+                    .map_err(|why| format!("{message}\n{why}"))?;
+                continue;
+            }
+            Err(Sent::Failed(error)) => return Err(describe(&error, &ready)),
+            Err(Sent::TimedOut) => return Err(TIMED_OUT.to_string()),
+            Ok(answer) => answer,
+        };
+        let result = match answer {
             ServerResult::CallToolResult(result) => result,
             ServerResult::InputRequiredResult(needed) => {
                 let mut responses = BTreeMap::new();
@@ -102,19 +124,40 @@ pub async fn call_tool(
 /// How many rounds of input one call answers for a server.
 const INPUT_ROUNDS: usize = 8;
 
+/// Why a request got no answer.
+enum Sent {
+    /// Not within the server's timeout.
+    TimedOut,
+    /// The request failed.
+    Failed(ServiceError),
+}
+
+/// The error text of a request that timed out (the TypeScript SDK's).
+const TIMED_OUT: &str = "MCP error -32001: Request timed out";
+
+/// Whether `error` says the connection was lost (the transport closed, or a request could not
+/// be sent or answered), rather than that the server answered with an error or refused for
+/// want of a sign-in.
+fn lost(error: &ServiceError) -> bool {
+    matches!(
+        error,
+        ServiceError::TransportClosed | ServiceError::TransportSend(_)
+    ) && remote::refusal(&remote::ServiceOrHandshake::Service(error)).is_none()
+}
+
 /// Sends one `tools/call` and waits for its answer within the server's timeout, `listener`
 /// hearing what the server says about it.
 async fn send_call(
     ready: &Ready,
     params: CallToolRequestParams,
     listener: &Listener,
-) -> Result<ServerResult, String> {
+) -> Result<ServerResult, Sent> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = ready
         .peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|e| describe(&e, ready))?;
+        .map_err(Sent::Failed)?;
     let _listening = listener.register(&handle.progress_token);
     let cancel_on_drop = CancelOnDrop {
         peer: Some(ready.peer.clone()),
@@ -122,9 +165,7 @@ async fn send_call(
     };
     let answer = tokio::time::timeout(ready.timeout, handle.await_response()).await;
     cancel_on_drop.disarm();
-    answer
-        .map_err(|_| "MCP error -32001: Request timed out".to_string())?
-        .map_err(|e| describe(&e, ready))
+    answer.map_err(|_| Sent::TimedOut)?.map_err(Sent::Failed)
 }
 
 /// Tells the server that a request is no longer awaited, unless disarmed: rmcp's own
@@ -269,18 +310,26 @@ async fn connect(file: &Path, server: &str, egress: &dyn Egress) -> Result<Ready
     }
     let slot = slot(file, server);
     let mut held = slot.lock().await;
-    let stale = held.as_ref().is_some_and(|c| {
-        c.client.is_closed()
-            || c.client.peer().is_transport_closed()
-            || c.config.transport != config.transport
-    });
+    // A connection lost (rather than one whose settings changed) is reconnected with backoff.
+    let lost = held
+        .as_ref()
+        .is_some_and(|c| c.lost || c.client.is_closed() || c.client.peer().is_transport_closed());
+    let stale = lost
+        || held
+            .as_ref()
+            .is_some_and(|c| c.config.transport != config.transport);
     if stale {
         if let Some(old) = held.take() {
             close(old).await;
         }
     }
     if held.is_none() {
-        *held = Some(start(server, config, egress).await?);
+        let started = if lost {
+            reconnect(server, config, egress).await
+        } else {
+            start(server, config, egress).await.map_err(|e| e.message)
+        };
+        *held = Some(started?);
     }
     let Some(connection) = held.as_mut() else {
         return Err(texts::no_connection(server));
@@ -298,7 +347,15 @@ async fn connect(file: &Path, server: &str, egress: &dyn Egress) -> Result<Ready
         timeout: config.timeout,
         has_resources: connection.has_resources,
         stderr: connection.stderr.clone(),
+        repeatable: connection.repeatable.clone(),
     })
+}
+
+/// Marks the connection to `server` of `file` lost: its next use reconnects.
+async fn forget(file: &Path, server: &str) {
+    if let Some(connection) = slot(file, server).lock().await.as_mut() {
+        connection.lost = true;
+    }
 }
 
 /// An error's message as the TypeScript MCP SDK words it (what Cline's users see); a remote

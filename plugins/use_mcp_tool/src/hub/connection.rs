@@ -3,6 +3,7 @@
 //! for streamable HTTP servers, `initialize` for the others and for a streamable HTTP server
 //! that does not speak 2026-07-28.
 
+use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -36,6 +37,11 @@ pub(super) struct Connection {
     pub(super) has_resources: bool,
     /// The tail of a stdio server's stderr.
     pub(super) stderr: Arc<Mutex<String>>,
+    /// The tools whose annotations say a call may be made twice (read-only or idempotent): a
+    /// call lost with its connection is made again on the new one.
+    pub(super) repeatable: BTreeSet<String>,
+    /// The connection was lost during a request: the next use connects again.
+    pub(super) lost: bool,
 }
 
 /// How the hub reaches the host's egress proxy for a remote server's connection: through a
@@ -106,8 +112,11 @@ pub(super) async fn start(
     name: &str,
     config: &ServerConfig,
     egress: &dyn Egress,
-) -> Result<Connection, String> {
-    let failed = |why: String| format!("MCP server \"{name}\" could not be started: {why}");
+) -> Result<Connection, StartError> {
+    let failed = |why: String| StartError {
+        message: format!("MCP server \"{name}\" could not be started: {why}"),
+        refused: false,
+    };
     let tail = Arc::new(Mutex::new(String::new()));
     let mut tail_reader = None;
     let route = match &config.transport {
@@ -135,9 +144,7 @@ pub(super) async fn start(
             if let Some(stderr) = stderr {
                 tail_reader = Some(keep_tail(stderr, tail.clone()));
             }
-            initialize(name, transport, config.timeout, Lifecycle::Initialize, None)
-                .await
-                .map_err(Handshake::into_message)
+            initialize(name, transport, config.timeout, Lifecycle::Initialize, None).await
         }
         Transport::Remote {
             kind: RemoteKind::StreamableHttp,
@@ -161,7 +168,7 @@ pub(super) async fn start(
             let client = remote::client(url, headers, route.as_ref()).map_err(failed)?;
             // Opening the event stream is part of connecting: one timeout covers both.
             let connect = async {
-                let worker = sse::connect(client, url).await?;
+                let worker = sse::connect(client, url).await.map_err(Handshake::Failed)?;
                 initialize(
                     name,
                     worker,
@@ -170,11 +177,10 @@ pub(super) async fn start(
                     Some(url),
                 )
                 .await
-                .map_err(Handshake::into_message)
             };
             tokio::time::timeout(config.timeout, connect)
                 .await
-                .unwrap_or_else(|_| Err(no_answer(config.timeout)))
+                .unwrap_or_else(|_| Err(Handshake::Failed(no_answer(config.timeout))))
         }
     };
     if handshake.is_err() {
@@ -183,19 +189,77 @@ pub(super) async fn start(
             let _ = tokio::time::timeout(STDERR_WAIT, reader).await;
         }
     }
-    let client = handshake
-        .map_err(|why| failed(explained(with_stderr(why, &tail), route.as_ref(), egress)))?;
+    let client = handshake.map_err(|why| {
+        let refused = matches!(why, Handshake::Refused(_));
+        let message = explained(
+            with_stderr(why.into_message(), &tail),
+            route.as_ref(),
+            egress,
+        );
+        StartError {
+            refused,
+            ..failed(message)
+        }
+    })?;
     let has_resources = client
         .peer_info()
         .is_some_and(|info| info.capabilities.resources.is_some());
     // Listed as Cline does after connecting; a failing list is not a failed start.
-    let _ = tokio::time::timeout(LIST_TIMEOUT, client.list_all_tools()).await;
+    let listed = tokio::time::timeout(LIST_TIMEOUT, client.list_all_tools()).await;
+    let repeatable = listed
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|tool| {
+            tool.annotations
+                .as_ref()
+                .is_some_and(|a| a.read_only_hint == Some(true) || a.idempotent_hint == Some(true))
+        })
+        .map(|tool| tool.name.to_string())
+        .collect();
     Ok(Connection {
         client,
         config: config.clone(),
         has_resources,
         stderr: tail,
+        repeatable,
+        lost: false,
     })
+}
+
+/// How long to wait before each new attempt to reconnect a server whose connection was lost.
+/// Cline reconnects in the background, doubling from 2 s over six attempts; here a call waits
+/// for it, so the steps are shorter, and they end at the server's timeout.
+const RECONNECT_DELAYS: [Duration; 4] = [
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+];
+
+/// [`start`] again for a server that was connected and was lost: a server restarting is
+/// given [`RECONNECT_DELAYS`] to come back (within its timeout). A refusal for want of a
+/// sign-in is not tried again.
+pub(super) async fn reconnect(
+    name: &str,
+    config: &ServerConfig,
+    egress: &dyn Egress,
+) -> Result<Connection, String> {
+    let deadline = tokio::time::Instant::now() + config.timeout;
+    let mut delays = RECONNECT_DELAYS.iter();
+    loop {
+        let why = match start(name, config, egress).await {
+            Ok(connection) => return Ok(connection),
+            Err(why) => why,
+        };
+        match delays.next() {
+            Some(delay) if !why.refused && tokio::time::Instant::now() + *delay < deadline => {
+                tokio::time::sleep(*delay).await;
+            }
+            _ => return Err(why.message),
+        }
+    }
 }
 
 /// Keeps the last [`STDERR_TAIL`] bytes a server writes to stderr in `tail`.
@@ -228,21 +292,26 @@ async fn streamable_http<C>(
     url: &str,
     client: C,
     timeout: Duration,
-) -> Result<Client, String>
+) -> Result<Client, Handshake>
 where
     C: StreamableHttpClient + Clone + Send + Sync + 'static,
 {
     let transport = || remote::streamable_http(url, client.clone());
     match initialize(name, transport(), timeout, Lifecycle::Auto, Some(url)).await {
-        Ok(client) => Ok(client),
         // A refusal for want of a sign-in is the answer, whichever version the server speaks.
-        Err(Handshake::Refused(why)) => Err(why),
+        done @ (Ok(_) | Err(Handshake::Refused(_))) => done,
         Err(Handshake::Failed(_)) => {
-            initialize(name, transport(), timeout, Lifecycle::Initialize, Some(url))
-                .await
-                .map_err(Handshake::into_message)
+            initialize(name, transport(), timeout, Lifecycle::Initialize, Some(url)).await
         }
     }
+}
+
+/// Why a server could not be started.
+pub(super) struct StartError {
+    /// What to tell the user.
+    pub(super) message: String,
+    /// The server refused for want of a sign-in: trying again will not help.
+    pub(super) refused: bool,
 }
 
 /// Why a handshake failed.
