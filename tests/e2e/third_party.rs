@@ -1,4 +1,4 @@
-//! Third-party plugins: a crate made by `cargo xtask new-plugin`, built out of tree, dropped
+//! Third-party plugins: a crate made by `toolhost plugin new`, built out of tree, dropped
 //! into a plugin directory and called through the already built host; then hot-swapped into a
 //! running host.
 
@@ -8,16 +8,17 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use toolhost_tests::{run, target_dir, toolhost, workdir};
+use toolhost_tests::{run, target_dir, toolhost, workdir, workspace_root};
 
 const NAME: &str = "thirdparty_probe";
 
 /// Generates the crate (once per test process) and returns its directory.
 fn generated_crate(root: &Path) -> PathBuf {
     let dir = root.join(NAME);
-    let xtask = target_dir().join("xtask");
-    let made = run(Command::new(xtask)
-        .args(["new-plugin", NAME, "--dir"])
+    let made = run(toolhost()
+        .args(["plugin", "new", NAME, "--tool-api-path"])
+        .arg(workspace_root().join("tool-api"))
+        .arg("--dir")
         .arg(&dir));
     assert_eq!(
         made.code, 0,

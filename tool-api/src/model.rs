@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod access;
 mod capabilities;
 mod mcp_input;
 mod offers;

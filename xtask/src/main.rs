@@ -13,7 +13,6 @@
 //!   [`fuzz`]).
 //! - `soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt]`: mixed calls over `toolhost mcp` and `serve`, resources sampled (see
 //!   [`soak`]).
-//! - `new-plugin NAME [--dir PATH]`: a standalone plugin crate to start from.
 //! - `bundle --manifest FILE [--out DIR] [--key KEY]`: a curated bundle from the release build.
 
 mod bench;
@@ -21,7 +20,6 @@ mod build;
 mod bundle;
 mod fuzz;
 mod install;
-mod new_plugin;
 mod requirements;
 mod soak;
 mod tidy;
@@ -44,15 +42,12 @@ fn main() -> ExitCode {
         }),
         Some("test") => test(),
         Some("tidy") => tidy::run(),
-        Some("new-plugin") => {
-            new_plugin::run(&args[1..]).map(|dir| println!("created {}", dir.display()))
-        }
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("soak") => soak::run(&args[1..]),
         Some("bundle") => bundle::run(&args[1..]).map(|dir| println!("{}", dir.display())),
         _ => {
-            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | install [--prefix DIR] | test | tidy | bench [NAME] | fuzz [--time SECONDS] [--runs N] [TARGET...] | soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt] | new-plugin NAME [--dir PATH] | bundle --manifest FILE [--out DIR] [--key KEY]>");
+            eprintln!("usage: cargo xtask <build | run -- ARGS | dist | install [--prefix DIR] | test | tidy | bench [NAME] | fuzz [--time SECONDS] [--runs N] [TARGET...] | soak [--calls N] [--debug] [--only mcp|serve] [--prebuilt] | bundle --manifest FILE [--out DIR] [--key KEY]>");
             return ExitCode::from(2);
         }
     };

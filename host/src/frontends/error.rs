@@ -108,6 +108,15 @@ pub enum FrontendError {
     /// The trust file of hook scripts cannot be read or written.
     #[error(transparent)]
     Trust(#[from] TrustError),
+    /// `toolhost plugin new` could not write the crate.
+    #[error("{0}")]
+    PluginNew(String),
+    /// `toolhost plugin check` could not check the library.
+    #[error("{0}")]
+    PluginCheck(String),
+    /// `toolhost plugin show` of a name no loaded plugin has.
+    #[error("no plugin named '{0}' is loaded (toolhost tools lists them)")]
+    NoSuchPlugin(String),
     /// `toolhost mcp-servers` without a plugin that is an MCP client.
     #[error("no plugin with an MCP client is loaded, so no MCP server can be reached")]
     NoMcpClient,

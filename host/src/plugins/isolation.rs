@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 use toolhost_sandbox::{FilesystemMode, SandboxPolicy};
 
 use super::error::LoadError;
+use tool_api::model::access::Access;
+
+use super::access::{granted, AccessReport};
 use super::worker::{Launch, WorkerConfig, WorkerLimits};
 use crate::settings::{FsGrant, Isolation, PluginOptions, PluginsSettings};
 
@@ -108,24 +111,46 @@ impl Placement {
         own.is_some() && own == dir
     }
 
-    /// How a worker of the plugin `name` (when known) is started, for `library`.
-    pub fn launch(&self, library: &Path, name: Option<&str>) -> Result<Launch, LoadError> {
+    /// How a worker of `library` is started: for the plugin `known` (its name and
+    /// capabilities) once they are, with the intersection of what the user granted it and what
+    /// it declares (an older plugin that declares nothing: the grant); before that (the worker
+    /// that reads them), with no more than the least any plugin is given.
+    pub fn launch(
+        &self,
+        library: &Path,
+        known: Option<(&str, &[String])>,
+    ) -> Result<Launch, LoadError> {
+        let name = known.map(|(name, _)| name);
         let mut options = self.settings.options(name);
-        if let Some(grants) = library
+        let bundle_grant = library
             .file_name()
-            .and_then(|n| self.bundle_grants.get(n.to_string_lossy().as_ref()))
-        {
+            .and_then(|n| self.bundle_grants.get(n.to_string_lossy().as_ref()));
+        if let Some(grants) = bundle_grant {
             options = options.merged(grants);
         }
+        let granted = granted(&options);
+        let declared = match known {
+            Some((_, capabilities)) => {
+                Access::declared(capabilities).map_err(|e| LoadError::Manifest(e.to_string()))?
+            }
+            None => Some(Access::default()),
+        };
+        let effective = match &declared {
+            Some(declared) => declared.intersection(&granted),
+            None => granted.clone(),
+        };
+        options.fs = Some(effective.fs);
+        options.network = Some(!effective.network.is_empty());
+        options.spawn = Some(effective.spawn);
         let program = match &self.program {
             Some(program) => program.clone(),
             None => crate::command_sandbox::supervisor::toolhost_program()
                 .map_err(|e| LoadError::Worker(e.message.to_string()))?,
         };
-        let mb = |value: u64| (value > 0).then(|| value.saturating_mul(1 << 20));
+        let mb = |value: u64| value.saturating_mul(1 << 20);
         let limits = WorkerLimits {
-            memory_bytes: mb(options.memory_mb.unwrap_or(4096)),
-            cpu_secs: options.cpu_seconds.filter(|&s| s > 0),
+            memory_bytes: effective.memory_mb.map(mb),
+            cpu_secs: effective.cpu_seconds,
             open_files: Some(options.open_files.unwrap_or(1024)),
         };
         let plugin = name.map(str::to_string).unwrap_or_else(|| {
@@ -139,6 +164,12 @@ impl Placement {
             program,
             library: library.to_path_buf(),
             image: None,
+            access: AccessReport {
+                declared: known.and(declared),
+                granted,
+                effective: effective.clone(),
+                by_bundle: bundle_grant.is_some(),
+            },
             plugin,
             config: WorkerConfig {
                 host_pid: i32::try_from(std::process::id()).unwrap_or(0),
@@ -148,7 +179,7 @@ impl Placement {
             },
             env: options.env.clone().unwrap_or_default(),
             temp_dir,
-            workspace_roots: match options.fs.unwrap_or(FsGrant::WorkspaceRead) {
+            workspace_roots: match effective.fs {
                 FsGrant::WorkspaceRead | FsGrant::WorkspaceWrite => self.workspace_roots.clone(),
                 FsGrant::None | FsGrant::Full => Vec::new(),
             },

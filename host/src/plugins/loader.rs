@@ -75,6 +75,11 @@ impl PluginInfo {
         }
     }
 
+    /// What its workers may reach, when it runs isolated.
+    pub fn access(&self) -> Option<&crate::plugins::access::AccessReport> {
+        self.launch.as_ref().map(|launch| &launch.access)
+    }
+
     /// The same plugin, run isolated by workers started with `launch`.
     pub fn isolated(mut self, launch: Launch) -> Self {
         self.launch = Some(launch);
@@ -239,9 +244,11 @@ pub fn load_placed(
     }
     let first = placement.launch(path, None)?;
     let mut moved_in = false;
-    let info = load_isolated(path, first, |name| {
-        moved_in = placement.isolation(path, Some(name)) == Isolation::InProcess;
-        placement.launch(path, Some(name))
+    let info = load_isolated(path, first, |manifest| {
+        moved_in = placement.isolation(path, Some(&manifest.name)) == Isolation::InProcess;
+        let capabilities: Vec<String> =
+            serde_json::from_str(&manifest.capabilities_json).unwrap_or_default();
+        placement.launch(path, Some((&manifest.name, &capabilities)))
     })?;
     if moved_in {
         info.shutdown();
@@ -255,7 +262,7 @@ pub fn load_placed(
 fn load_isolated(
     path: &Path,
     first: Launch,
-    configure: impl FnOnce(&str) -> Result<Launch, LoadError>,
+    configure: impl FnOnce(&Manifest) -> Result<Launch, LoadError>,
 ) -> Result<PluginInfo, LoadError> {
     let (manifest, plugin) = WorkerPlugin::start(path, first, configure)?;
     let launch = plugin.launch();

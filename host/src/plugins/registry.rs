@@ -180,10 +180,12 @@ impl Registry {
             if let Some((info, handlers)) = entry.plugin(file) {
                 let info = match placement.isolation(file, Some(&info.name)) {
                     Isolation::InProcess => info,
-                    Isolation::Process => match placement.launch(file, Some(&info.name)) {
-                        Ok(launch) => info.isolated(launch),
-                        Err(e) => return self.warn(file, e.to_string()),
-                    },
+                    Isolation::Process => {
+                        match placement.launch(file, Some((&info.name, &info.capabilities))) {
+                            Ok(launch) => info.isolated(launch),
+                            Err(e) => return self.warn(file, e.to_string()),
+                        }
+                    }
                 };
                 return self.add_plugin(file, info, handlers);
             }

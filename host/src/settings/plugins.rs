@@ -30,20 +30,9 @@ impl Isolation {
     }
 }
 
-/// What an isolated plugin may do with the file system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FsGrant {
-    /// Read its own library and the system's files only (and use its own temporary
-    /// directory, as every worker may).
-    None,
-    /// Also read the workspace roots.
-    WorkspaceRead,
-    /// Also write there.
-    WorkspaceWrite,
-    /// No file system confinement.
-    Full,
-}
+/// What an isolated plugin may do with the file system (tool-api's access, as plugins declare
+/// it): `none`, `workspace-read`, `workspace-write`, `full`.
+pub use tool_api::model::access::FsAccess as FsGrant;
 
 /// The options of `[plugins]` (the defaults) or `[plugins.<name>]` (one plugin).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

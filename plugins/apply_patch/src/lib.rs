@@ -217,7 +217,7 @@ fn ui_message(file: &Touched, input: &str) -> String {
 }
 
 tool_api::submit_tool!(ApplyPatch);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
 
 #[cfg(test)]
 mod tests {

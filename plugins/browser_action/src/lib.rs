@@ -162,7 +162,14 @@ impl Tool for BrowserAction {
 }
 
 tool_api::submit_tool!(BrowserAction);
-tool_api::export_plugin!(capabilities: [], shutdown: registry::shutdown);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_FULL,
+        tool_api::model::access::SPAWN,
+        tool_api::model::access::NETWORK_ANY,
+    ],
+    shutdown: registry::shutdown
+);
 
 #[cfg(test)]
 mod tests {

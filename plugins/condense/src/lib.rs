@@ -78,4 +78,4 @@ pub fn feedback(text: &str) -> String {
 }
 
 tool_api::submit_tool!(Condense);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);

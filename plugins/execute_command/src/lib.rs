@@ -381,7 +381,15 @@ pub fn unescape_html(command: &str) -> String {
 
 tool_api::submit_tool!(ExecuteCommand);
 // At the host's exit the logs go with their directory.
-tool_api::export_plugin!(capabilities: ["partial"], shutdown: crate::logs::remove_all);
+tool_api::export_plugin!(
+    capabilities: [
+        "partial",
+        tool_api::model::access::FS_FULL,
+        tool_api::model::access::SPAWN,
+        tool_api::model::access::NETWORK_ANY,
+    ],
+    shutdown: crate::logs::remove_all
+);
 
 #[cfg(test)]
 mod tests {

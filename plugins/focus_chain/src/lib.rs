@@ -130,7 +130,7 @@ fn save(file: &Path, content: &str) -> Result<(), ToolError> {
 }
 
 tool_api::submit_tool!(FocusChain);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
 
 #[cfg(test)]
 mod tests {

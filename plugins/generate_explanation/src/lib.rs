@@ -175,4 +175,10 @@ impl Status<'_> {
 }
 
 tool_api::submit_tool!(GenerateExplanation);
-tool_api::export_plugin!();
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_WORKSPACE_READ,
+        tool_api::model::access::SPAWN,
+        tool_api::model::access::NETWORK_ANY,
+    ]
+);

@@ -81,4 +81,10 @@ impl Tool for HttpTools {
 }
 
 tool_api::submit_tool!(HttpTools);
-tool_api::export_plugin!(capabilities: [tool_api::model::DYNAMIC_TOOLS_CAPABILITY]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::DYNAMIC_TOOLS_CAPABILITY,
+        tool_api::model::access::FS_NONE,
+        tool_api::model::access::NETWORK_ANY,
+    ]
+);

@@ -142,7 +142,7 @@ fn home_dir() -> Option<PathBuf> {
 }
 
 tool_api::submit_tool!(ListCodeDefinitionNames);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
 
 #[cfg(test)]
 mod tests {

@@ -167,7 +167,7 @@ fn tool_kind(recursive: bool) -> &'static str {
 }
 
 tool_api::submit_tool!(ListFiles);
-tool_api::export_plugin!(capabilities: ["partial"]);
+tool_api::export_plugin!(capabilities: ["partial", tool_api::model::access::FS_FULL]);
 
 #[cfg(test)]
 mod tests {

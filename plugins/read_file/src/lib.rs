@@ -185,7 +185,7 @@ fn repeat_prefix(reads: u32, display_path: &str) -> String {
 }
 
 tool_api::submit_tool!(ReadFile);
-tool_api::export_plugin!(capabilities: ["partial"]);
+tool_api::export_plugin!(capabilities: ["partial", tool_api::model::access::FS_FULL]);
 
 #[cfg(test)]
 mod tests {

@@ -163,7 +163,7 @@ pub fn issue_url(repository: &str, fields: &[(&str, &str)]) -> String {
 }
 
 tool_api::submit_tool!(ReportBug);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);
 
 #[cfg(test)]
 mod tests {

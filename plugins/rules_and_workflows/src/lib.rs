@@ -79,6 +79,7 @@ tool_api::export_plugin!(
         tool_api::model::RESOURCES_CAPABILITY,
         tool_api::model::PROMPTS_CAPABILITY,
         "needs:resources",
-        "needs:prompts"
+        "needs:prompts",
+        tool_api::model::access::FS_FULL,
     ]
 );

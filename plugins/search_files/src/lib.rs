@@ -272,7 +272,7 @@ impl Gate for HostGate<'_, '_> {
 }
 
 tool_api::submit_tool!(SearchFiles);
-tool_api::export_plugin!(capabilities: ["partial"]);
+tool_api::export_plugin!(capabilities: ["partial", tool_api::model::access::FS_FULL]);
 
 #[cfg(test)]
 mod tests {

@@ -192,7 +192,10 @@ tool_api::submit_tool!(McpTools);
 tool_api::export_plugin!(
     capabilities: [
         tool_api::model::DYNAMIC_TOOLS_CAPABILITY,
-        tool_api::model::MCP_SERVERS_CAPABILITY
+        tool_api::model::MCP_SERVERS_CAPABILITY,
+        tool_api::model::access::FS_FULL,
+        tool_api::model::access::SPAWN,
+        tool_api::model::access::NETWORK_ANY,
     ],
     shutdown: hub::shutdown
 );

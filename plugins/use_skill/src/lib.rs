@@ -198,5 +198,9 @@ fn activated(skill: &Skill, instructions: &str) -> String {
 
 tool_api::submit_tool!(UseSkill);
 tool_api::export_plugin!(
-    capabilities: [tool_api::model::RESOURCES_CAPABILITY, "needs:resources"]
+    capabilities: [
+        tool_api::model::RESOURCES_CAPABILITY,
+        "needs:resources",
+        tool_api::model::access::FS_FULL,
+    ]
 );

@@ -250,7 +250,13 @@ pub fn prompts(params: &Params) -> Result<Vec<String>, ToolError> {
 
 tool_api::submit_tool!(UseSubagents::from_agent_dir());
 // The agent files decide the names, so the host reads them at every start.
-tool_api::export_plugin!(capabilities: [tool_api::model::SPECS_FROM_ENVIRONMENT_CAPABILITY]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::SPECS_FROM_ENVIRONMENT_CAPABILITY,
+        tool_api::model::access::FS_WORKSPACE_READ,
+        tool_api::model::access::NETWORK_ANY,
+    ]
+);
 
 #[cfg(test)]
 mod tests {

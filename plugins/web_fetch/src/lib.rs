@@ -188,7 +188,12 @@ fn fetch_through_cline(
 }
 
 tool_api::submit_tool!(WebFetch);
-tool_api::export_plugin!();
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        tool_api::model::access::NETWORK_ANY,
+    ]
+);
 
 #[cfg(test)]
 mod tests {

@@ -190,7 +190,12 @@ fn search_through_cline(
 }
 
 tool_api::submit_tool!(WebSearch);
-tool_api::export_plugin!();
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        tool_api::model::access::NETWORK_ANY,
+    ]
+);
 
 #[cfg(test)]
 mod tests {

@@ -261,7 +261,7 @@ fn ui_message(prepared: &Prepared, verdict: &PathVerdict) -> String {
 }
 
 tool_api::submit_tool!(WriteToFile);
-tool_api::export_plugin!();
+tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::startup::{ms, tempfile_dir};
 use crate::build;
-use crate::util::target_dir;
+use crate::util::{target_dir, workspace_root};
 
 const NAME: &str = "hotswap_probe";
 const SWAPS: usize = 8;
@@ -23,11 +23,16 @@ pub fn hotswap() -> Result<Value, String> {
     let dist = build::dist()?;
     let root = tempfile_dir("hotswap")?;
     let crate_dir = root.join(NAME);
-    crate::new_plugin::run(&[
-        NAME.to_string(),
-        "--dir".to_string(),
-        crate_dir.display().to_string(),
-    ])?;
+    let made = Command::new(dist.join("bin/toolhost"))
+        .args(["plugin", "new", NAME, "--tool-api-path"])
+        .arg(workspace_root().join("tool-api"))
+        .arg("--dir")
+        .arg(&crate_dir)
+        .status()
+        .map_err(|e| format!("cannot run toolhost plugin new: {e}"))?;
+    if !made.success() {
+        return Err(format!("toolhost plugin new {NAME} failed"));
+    }
     let v1 = build_version(&crate_dir, "v1", &root.join("v1.so"))?;
     let v2 = build_version(&crate_dir, "v2", &root.join("v2.so"))?;
     let plugins = root.join("plugins");

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use super::{bundle, egress, hooks};
+use super::{bundle, egress, hooks, plugin};
 use crate::frontends::{HotSwapArgs, WorkspaceArgs};
 
 /// `toolhost mcp-servers login|logout NAME`.
@@ -103,6 +103,10 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<SignInCommand>,
     },
+    /// For plugin authors and their users: a loaded plugin's access (`show`), a new plugin
+    /// crate (`new`), what a host checks before loading a library (`check`).
+    #[command(subcommand, visible_alias = "plugins")]
+    Plugin(plugin::PluginCommand),
     /// Curated plugin bundles: keys, signing, verification.
     #[command(subcommand)]
     Bundle(bundle::BundleCommand),

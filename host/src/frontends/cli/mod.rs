@@ -9,6 +9,7 @@ pub mod egress;
 pub mod hooks;
 mod host;
 pub mod mcp_servers;
+pub mod plugin;
 mod report;
 mod run;
 mod sandbox_report;
@@ -77,7 +78,12 @@ fn init_logging(verbose: u8, mcp: bool) {
 /// Runs a parsed command line; `Err` is a usage error (exit 2).
 pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
     let plugins = match &cli.command {
-        Command::Bundle(_) | Command::Hooks(_) | Command::Egress(_) => PluginSource::default(),
+        Command::Bundle(_)
+        | Command::Hooks(_)
+        | Command::Egress(_)
+        | Command::Plugin(plugin::PluginCommand::New(_) | plugin::PluginCommand::Check { .. }) => {
+            PluginSource::default()
+        }
         _ => PluginSource::new(
             &cli.plugins,
             cli.bundle.as_deref(),
@@ -96,6 +102,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
     };
     match cli.command {
         Command::Bundle(command) => bundle::run_command(command, cli.trusted_key.as_deref()),
+        Command::Plugin(command) => plugin::run_command(command, inspecting_host),
         Command::Hooks(command) => hooks::run_command(command, cli.settings.as_deref()),
         Command::Egress(command) => egress::run_command(command, cli.settings.as_deref()),
         Command::Tools { json } => {

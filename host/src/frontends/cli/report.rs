@@ -27,6 +27,12 @@ pub(super) fn print_tools(host: &Host, json: bool) {
                     "loaded": plugin.is_loaded(),
                     "isolation": plugin.isolation().as_str(),
                     "worker_pid": plugin.worker_pid(),
+                    "access": plugin.access().map(|report| json!({
+                        "declared": report.declared.as_ref().map(ToString::to_string),
+                        "granted": report.granted.to_string(),
+                        "gets": report.effective.to_string(),
+                        "missing": report.missing(&plugin.name),
+                    })),
                     "partial": tool.spec.partial,
                     "handler_id": tool.handler.id,
                     "cline_tool": is_cline_tool(name),
@@ -58,6 +64,20 @@ pub(super) fn print_tools(host: &Host, json: bool) {
             tool.spec.partial,
             plugin.path.display()
         ));
+    }
+    let mut isolated: Vec<_> = tools
+        .iter()
+        .filter_map(|(_, tool)| {
+            let plugin = &tool.handler.plugin;
+            Some((plugin.name.clone(), plugin.access()?.summary()))
+        })
+        .collect();
+    isolated.dedup();
+    if !isolated.is_empty() {
+        out.push_str("\nwhat isolated plugins may reach:\n");
+        for (plugin, summary) in isolated {
+            out.push_str(&format!("  {plugin}: {summary}\n"));
+        }
     }
     print!("{out}");
 }

@@ -14,12 +14,15 @@ use std::time::{Duration, Instant};
 
 use crate::error::{CallError, ErrorKind};
 use serde_json::Value;
-use tool_api::model::{ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD};
+use tool_api::model::{
+    ContentBlock, ToolContent, ToolSpec, CLOSE_SESSION_METHOD, TASK_ENDED_METHOD,
+};
 
 use super::connection::{ended_error, Connection, Ending, Interrupted, Ready};
 use super::process::Launch;
 use super::protocol::Op;
 use crate::plugins::abi::library::Manifest;
+use crate::plugins::access;
 use crate::plugins::error::LoadError;
 use crate::plugins::handler::{CallServices, HandlerApi, InvalidSpecs, OpenedPlugin};
 use crate::plugins::handler_call::{HandlerCall, Ran, Watch};
@@ -64,14 +67,14 @@ impl WorkerPlugin {
     pub fn start(
         library: &Path,
         mut first: Launch,
-        configure: impl FnOnce(&str) -> Result<Launch, LoadError>,
+        configure: impl FnOnce(&Manifest) -> Result<Launch, LoadError>,
     ) -> Result<(Manifest, Self), LoadError> {
         let image = Arc::new(SealedLibrary::copy(library)?);
         first.image = Some(image.clone());
         first.config.library_sha256 = image.sha256().to_string();
         let (connection, ready) = Connection::start(&first)?;
         let Ready { manifest, specs } = ready;
-        let mut launch = match configure(&manifest.name) {
+        let mut launch = match configure(&manifest) {
             Ok(launch) => launch,
             Err(e) => {
                 connection.stop("the host could not configure it");
@@ -342,6 +345,34 @@ fn malformed(e: &serde_json::Error) -> CallError {
     )
 }
 
+impl WorkerHandler {
+    /// `result`, with the reason when it failed as the worker's sandbox refuses (what the
+    /// plugin declares, what it is granted, the setting that grants it).
+    fn explained(&self, result: Result<ToolContent, CallError>) -> Result<ToolContent, CallError> {
+        let (name, report) = (&self.shared.name, &self.shared.launch.access);
+        let explain = |text: &str| access::explain_refusal(name, report, text);
+        match result {
+            Err(mut error) => {
+                if let Some(why) = explain(&error.message) {
+                    error.message = format!("{}\n\n{why}", error.message);
+                }
+                Err(error)
+            }
+            Ok(mut content) if content.is_error => {
+                let why = content.content.iter().find_map(|block| match block {
+                    ContentBlock::Text { text } => explain(text),
+                    _ => None,
+                });
+                content
+                    .content
+                    .extend(why.map(|text| ContentBlock::Text { text }));
+                Ok(content)
+            }
+            ok => ok,
+        }
+    }
+}
+
 impl HandlerApi for WorkerHandler {
     fn specs(&self) -> Result<Vec<ToolSpec>, InvalidSpecs> {
         self.shared
@@ -377,7 +408,7 @@ impl HandlerApi for WorkerHandler {
             None => Ran::TimedOut,
             Some(answer) => {
                 let (result, description) = Self::described(answer);
-                Ran::Ended(result, description)
+                Ran::Ended(self.explained(result), description)
             }
         }
     }

@@ -13,6 +13,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::plugins::access::AccessReport;
 use std::time::{Duration, Instant};
 
 use super::config::WorkerConfig;
@@ -59,6 +61,8 @@ pub struct Launch {
     pub image: Option<Arc<SealedLibrary>>,
     /// The name its output is logged under.
     pub plugin: String,
+    /// What it declares, is granted and gets.
+    pub access: AccessReport,
     /// Its limits and sandbox.
     pub config: WorkerConfig,
     /// More environment variables to pass on (`*`: all of them).
