@@ -61,6 +61,7 @@ mod secrets;
 mod settings;
 mod subagents;
 mod third_party;
+mod tool_generations;
 mod truncated_libraries;
 mod web_tools;
 mod writing_a_plugin;

@@ -91,6 +91,10 @@ impl Host {
     /// Adds the `[plugins]` settings and the workspace roots to the config's placement.
     pub fn complete_placement(config: &mut HostConfig) {
         config.placement.settings = config.settings.plugins.clone();
+        if config.placement.tool_set.is_none() {
+            config.placement.tool_set = (config.settings.tools.set.as_deref())
+                .and_then(|set| crate::settings::ToolSet::parse(set).ok());
+        }
         config.placement.workspace_roots = config
             .workspace
             .roots()

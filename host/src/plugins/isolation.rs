@@ -25,6 +25,7 @@ use tool_api::model::access::Access;
 
 use super::access::{granted, AccessReport};
 use super::worker::{Launch, WorkerConfig, WorkerLimits};
+use crate::settings::ToolSet;
 use crate::settings::{FsGrant, Isolation, PluginOptions, PluginsSettings};
 
 /// What a signed bundle requires.
@@ -56,6 +57,9 @@ pub struct Placement {
     pub program: Option<PathBuf>,
     /// The workspace roots (what `workspace-read` and `workspace-write` grant).
     pub workspace_roots: Vec<PathBuf>,
+    /// The tool set served (`--tools`, else `[tools] set`, else the default set): plugins of
+    /// other sets are not registered.
+    pub tool_set: Option<ToolSet>,
 }
 
 impl Placement {

@@ -21,6 +21,7 @@ use super::index::PluginIndex;
 use super::isolation::Placement;
 use super::loader::{self, PluginInfo};
 use crate::settings::Isolation;
+use crate::settings::ToolSet;
 
 /// One handler of a plugin. Several names may share it.
 pub struct Handler {
@@ -131,6 +132,8 @@ pub struct Registry {
     dynamic: Vec<Arc<Handler>>,
     plugins: Vec<Arc<PluginInfo>>,
     warnings: Vec<LoadWarning>,
+    /// The tool set served: a plugin of another set is not registered.
+    tool_set: ToolSet,
 }
 
 impl Registry {
@@ -152,7 +155,10 @@ impl Registry {
         } else {
             PluginIndex::open()
         };
-        let mut registry = Self::default();
+        let mut registry = Self {
+            tool_set: placement.tool_set.clone().unwrap_or_default(),
+            ..Self::default()
+        };
         for dir in dirs {
             match library_files(dir) {
                 Ok(files) => {
@@ -227,7 +233,10 @@ impl Registry {
         admit: impl Fn(&Path, &PluginInfo) -> Result<(), Refusal>,
         enabled: impl Fn(&str) -> bool,
     ) -> Self {
-        let mut registry = Self::default();
+        let mut registry = Self {
+            tool_set: placement.tool_set.clone().unwrap_or_default(),
+            ..Self::default()
+        };
         for warning in earlier {
             registry.warn(&warning.file, warning.message);
         }
@@ -279,6 +288,7 @@ impl Registry {
                 .filter(|h| h.plugin.name != info.name)
                 .cloned()
                 .collect(),
+            tool_set: self.tool_set.clone(),
             warnings: Vec::new(),
         };
         match info.handler_specs() {
@@ -300,6 +310,15 @@ impl Registry {
 
     /// Registers a plugin's names; `handlers` holds each handler's specs.
     fn add_plugin(&mut self, file: &Path, info: PluginInfo, handlers: Vec<Vec<ToolSpec>>) {
+        if !self.tool_set.admits(&info.capabilities) {
+            tracing::debug!(
+                "{}: plugin '{}' is not in the tool set {}",
+                file.display(),
+                info.name,
+                self.tool_set
+            );
+            return;
+        }
         if let Some(other) = self.plugins.iter().find(|p| p.name == info.name) {
             let message = format!(
                 "plugin '{}' is already loaded from {}; this copy is skipped",

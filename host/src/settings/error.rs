@@ -72,6 +72,14 @@ pub enum InvalidSettings {
         /// Why (no HOME, an unset variable).
         reason: String,
     },
+    /// A key's value is not one it takes.
+    #[error("{key}: {reason}")]
+    Value {
+        /// The key (`tools.set`).
+        key: &'static str,
+        /// Why.
+        reason: String,
+    },
     /// A path-valued key cannot be used: not a path, or a directory that does not exist.
     #[error("{reason}")]
     Path {

@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use super::error::{InvalidSettings, UnknownKey};
 use super::plugins::PluginOptions;
-use super::sections::{AutoApprove, EgressSettings, HookSettings, Limits, WorkspaceSettings};
+use super::sections::{
+    AutoApprove, EgressSettings, HookSettings, Limits, ToolsSettings, WorkspaceSettings,
+};
 
 /// The keys the host reads from `[agent]`.
 const AGENT_KEYS: [&str; 3] = ["mode", "parallel_tool_calling", "yolo"];
@@ -78,13 +80,14 @@ fn unknown_in(section: &str, unknown: UnknownKey) -> InvalidSettings {
 }
 
 /// The typed sections and their keys (the fields of their defaults).
-fn typed_sections() -> [(&'static str, Vec<String>); 5] {
+fn typed_sections() -> [(&'static str, Vec<String>); 6] {
     [
         ("egress", fields(&EgressSettings::default())),
         ("auto_approve", fields(&AutoApprove::default())),
         ("limits", fields(&Limits::default())),
         ("hooks", fields(&HookSettings::default())),
         ("workspace", fields(&WorkspaceSettings::default())),
+        ("tools", fields(&ToolsSettings::default())),
     ]
 }
 

@@ -13,6 +13,7 @@ mod error;
 mod keys;
 mod plugins;
 mod sections;
+mod tool_set;
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,10 @@ use serde_json::Value;
 
 pub use error::{InvalidSettings, SettingsError, UnknownKey};
 pub use plugins::{FsGrant, Isolation, PluginOptions, PluginsSettings};
-pub use sections::{AutoApprove, EgressSettings, HookSettings, Limits, WorkspaceSettings};
+pub use sections::{
+    AutoApprove, EgressSettings, HookSettings, Limits, ToolsSettings, WorkspaceSettings,
+};
+pub use tool_set::ToolSet;
 
 /// The parsed settings file.
 #[derive(Debug, Clone, Default)]
@@ -35,6 +39,8 @@ pub struct Settings {
     pub plugins: PluginsSettings,
     /// The workspace's roots (`[workspace]`).
     pub workspace: WorkspaceSettings,
+    /// The tool set served (`[tools]`).
+    pub tools: ToolsSettings,
     /// Where connections may go (`[egress]`).
     pub egress: EgressSettings,
     /// The whole file as JSON, for tools' `setting` lookups.
@@ -157,12 +163,20 @@ impl Settings {
         let workspace: WorkspaceSettings = typed(section("workspace"), "workspace")?;
         workspace.root_specs()?;
         let egress: EgressSettings = typed(section("egress"), "egress")?;
+        let tools: ToolsSettings = typed(section("tools"), "tools")?;
+        if let Some(set) = &tools.set {
+            ToolSet::parse(set).map_err(|reason| InvalidSettings::Value {
+                key: "tools.set",
+                reason,
+            })?;
+        }
         let settings = Self {
             auto_approve,
             limits,
             hooks,
             plugins,
             workspace,
+            tools,
             egress,
             raw,
             source: None,

@@ -143,6 +143,14 @@ impl Default for HookSettings {
     }
 }
 
+/// The tool set a host serves when the command line names none (`[tools] set`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolsSettings {
+    /// `NAME` or `NAME:PRESET` (`cline-sdk:plan`); none: `cline-legacy`.
+    pub set: Option<String>,
+}
+
 /// The workspace's roots when the command line names none (`[workspace] roots`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

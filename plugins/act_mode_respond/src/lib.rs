@@ -90,4 +90,9 @@ pub fn wrong_mode(mode: Mode) -> String {
 }
 
 tool_api::submit_tool!(ActModeRespond);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        "toolset:cline-legacy",
+    ]
+);

@@ -217,7 +217,12 @@ fn ui_message(file: &Touched, input: &str) -> String {
 }
 
 tool_api::submit_tool!(ApplyPatch);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

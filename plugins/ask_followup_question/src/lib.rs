@@ -116,7 +116,12 @@ pub fn parse_options(raw: Option<&str>) -> Vec<String> {
 }
 
 tool_api::submit_tool!(AskFollowupQuestion);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

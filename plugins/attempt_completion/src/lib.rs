@@ -90,4 +90,9 @@ impl Tool for AttemptCompletion {
 }
 
 tool_api::submit_tool!(AttemptCompletion);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        "toolset:cline-legacy",
+    ]
+);

@@ -387,6 +387,7 @@ tool_api::export_plugin!(
         tool_api::model::access::FS_FULL,
         tool_api::model::access::SPAWN,
         tool_api::model::access::NETWORK_ANY,
+        "toolset:cline-legacy",
     ],
     shutdown: crate::logs::remove_all
 );

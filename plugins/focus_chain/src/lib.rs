@@ -130,7 +130,12 @@ fn save(file: &Path, content: &str) -> Result<(), ToolError> {
 }
 
 tool_api::submit_tool!(FocusChain);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

@@ -180,5 +180,6 @@ tool_api::export_plugin!(
         tool_api::model::access::FS_WORKSPACE_READ,
         tool_api::model::access::SPAWN,
         tool_api::model::access::NETWORK_ANY,
+        "toolset:cline-legacy",
     ]
 );

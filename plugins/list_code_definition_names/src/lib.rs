@@ -142,7 +142,12 @@ fn home_dir() -> Option<PathBuf> {
 }
 
 tool_api::submit_tool!(ListCodeDefinitionNames);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

@@ -167,7 +167,13 @@ fn tool_kind(recursive: bool) -> &'static str {
 }
 
 tool_api::submit_tool!(ListFiles);
-tool_api::export_plugin!(capabilities: ["partial", tool_api::model::access::FS_FULL]);
+tool_api::export_plugin!(
+    capabilities: [
+        "partial",
+        tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

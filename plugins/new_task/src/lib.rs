@@ -68,4 +68,9 @@ pub fn feedback(text: &str) -> String {
 }
 
 tool_api::submit_tool!(NewTask);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        "toolset:cline-legacy",
+    ]
+);

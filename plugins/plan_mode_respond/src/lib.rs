@@ -153,7 +153,12 @@ pub fn parse_partial_array(raw: &str) -> Vec<String> {
 }
 
 tool_api::submit_tool!(PlanModeRespond);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

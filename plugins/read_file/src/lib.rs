@@ -185,7 +185,13 @@ fn repeat_prefix(reads: u32, display_path: &str) -> String {
 }
 
 tool_api::submit_tool!(ReadFile);
-tool_api::export_plugin!(capabilities: ["partial", tool_api::model::access::FS_FULL]);
+tool_api::export_plugin!(
+    capabilities: [
+        "partial",
+        tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

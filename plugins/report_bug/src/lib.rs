@@ -163,7 +163,12 @@ pub fn issue_url(repository: &str, fields: &[(&str, &str)]) -> String {
 }
 
 tool_api::submit_tool!(ReportBug);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_NONE]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_NONE,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

@@ -272,7 +272,13 @@ impl Gate for HostGate<'_, '_> {
 }
 
 tool_api::submit_tool!(SearchFiles);
-tool_api::export_plugin!(capabilities: ["partial", tool_api::model::access::FS_FULL]);
+tool_api::export_plugin!(
+    capabilities: [
+        "partial",
+        tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

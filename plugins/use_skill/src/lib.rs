@@ -202,5 +202,6 @@ tool_api::export_plugin!(
         tool_api::model::RESOURCES_CAPABILITY,
         "needs:resources",
         tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
     ]
 );

@@ -255,6 +255,7 @@ tool_api::export_plugin!(
         tool_api::model::SPECS_FROM_ENVIRONMENT_CAPABILITY,
         tool_api::model::access::FS_WORKSPACE_READ,
         tool_api::model::access::NETWORK_ANY,
+        "toolset:cline-legacy",
     ]
 );
 

@@ -194,6 +194,7 @@ tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_NONE,
         tool_api::model::access::NETWORK_ANY,
+        "toolset:cline-legacy",
     ]
 );
 

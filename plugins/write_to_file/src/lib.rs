@@ -261,7 +261,12 @@ fn ui_message(prepared: &Prepared, verdict: &PathVerdict) -> String {
 }
 
 tool_api::submit_tool!(WriteToFile);
-tool_api::export_plugin!(capabilities: [tool_api::model::access::FS_FULL]);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_FULL,
+        "toolset:cline-legacy",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

@@ -94,3 +94,8 @@ pub const SPECS_FROM_ENVIRONMENT_CAPABILITY: &str = "specs_from_environment";
 /// The handler extension listing a handler's run-time tools. Its payload is a
 /// [`DynamicToolsQuery`]; its answer `{"tools": [ToolSpec, ...]}`.
 pub const DYNAMIC_TOOLS_METHOD: &str = "dynamic_tools";
+
+/// How a plugin names, among its capabilities, a tool set it belongs to: `toolset:NAME` (in
+/// every preset of the set) or `toolset:NAME@PRESET` (in that preset). A host serves one set
+/// (`--tools NAME[:PRESET]`, `[tools] set`); a plugin that names no set is in every one.
+pub const TOOLSET_PREFIX: &str = "toolset:";

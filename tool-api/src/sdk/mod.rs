@@ -25,6 +25,7 @@ mod context;
 pub mod files;
 mod guard;
 pub mod mcp_result;
+pub mod operation;
 mod params;
 pub mod paths;
 pub mod private_dir;

@@ -51,6 +51,10 @@ pub struct Cli {
     /// isolated; `[plugins.<name>] isolation` and a bundle's requirement still decide first.
     #[arg(long, global = true, value_enum, value_name = "MODE")]
     pub isolation: Option<crate::settings::Isolation>,
+    /// The tool set served: `cline-legacy` (default), `cline-sdk`, with a preset
+    /// (`cline-sdk:plan`). Default: `[tools] set` of the settings.
+    #[arg(long, global = true, value_name = "SET[:PRESET]", value_parser = crate::settings::ToolSet::parse)]
+    pub tools: Option<crate::settings::ToolSet>,
     /// More logging on stderr (repeatable). $TOOLHOST_LOG takes a tracing filter.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,

@@ -10,6 +10,7 @@ use crate::permissions::{ApprovalMode, CommandPermissions, Workspace};
 use crate::plugins::bundle::Opened;
 use crate::plugins::discovery::{plugin_dirs, searched};
 use crate::plugins::isolation::Placement;
+use crate::settings::ToolSet;
 use crate::settings::{Isolation, Settings};
 use crate::ui::{StderrUi, TerminalUi, Ui};
 use crate::RootSpec;
@@ -70,6 +71,8 @@ pub(super) struct PluginSource {
     command_permissions: CommandPermissions,
     /// `--isolation`.
     isolation: Option<Isolation>,
+    /// `--tools`.
+    tool_set: Option<ToolSet>,
 }
 
 impl PluginSource {
@@ -92,6 +95,7 @@ impl PluginSource {
                     bundle: None,
                     command_permissions: CommandPermissions::from_env(),
                     isolation,
+                    tool_set: None,
                 })
             }
         };
@@ -104,13 +108,21 @@ impl PluginSource {
             bundle: Some(bundle),
             command_permissions,
             isolation,
+            tool_set: None,
         })
+    }
+
+    /// The same source serving `tool_set` (`--tools`; none: the settings').
+    pub(super) fn with_tool_set(mut self, tool_set: Option<ToolSet>) -> Self {
+        self.tool_set = tool_set;
+        self
     }
 
     /// Where the plugins run: `--isolation`, and what the bundle requires.
     fn placement(&self) -> Placement {
         Placement {
             default: self.isolation,
+            tool_set: self.tool_set.clone(),
             required: self
                 .bundle
                 .as_ref()

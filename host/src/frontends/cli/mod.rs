@@ -89,7 +89,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
             cli.bundle.as_deref(),
             cli.trusted_key.as_deref(),
             cli.isolation,
-        )?,
+        )?
+        .with_tool_set(cli.tools.clone()),
     };
     // A host for commands that only look: no workspace of their own, nothing approved.
     let inspecting_host = || {

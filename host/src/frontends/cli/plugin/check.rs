@@ -89,7 +89,8 @@ fn check(library: &Path) -> Result<Findings, FrontendError> {
     let settings = scratch.path().join("settings.toml");
     std::fs::write(&settings, "[plugins]\nfs = \"workspace-write\"\n")
         .map_err(|e| failed("cannot check", e))?;
-    let source = PluginSource::new(&[plugins], None, None, Some(Isolation::Process))?;
+    let source = PluginSource::new(&[plugins], None, None, Some(Isolation::Process))?
+        .with_tool_set(Some(crate::settings::ToolSet::every()));
     let roots = [tool_api::workspace::RootSpec::unnamed(ws)];
     let host = build_host_with_ui(
         &source,

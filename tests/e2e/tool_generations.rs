@@ -1,0 +1,200 @@
+//! Cline's two tool generations served by one host: `cline-legacy` (the default) and
+//! `cline-sdk` (with its `act` and `plan` presets), chosen with `--tools` or `[tools] set`.
+//! The security promises are one suite run against both: each generation's way to read and
+//! to write a file meets the same `.clineignore`, workspace boundary, symlink and approval
+//! checks, and a refused write leaves the file as it was.
+
+use serde_json::{json, Value};
+use toolhost_tests::{run, Home, Run};
+
+/// One generation's reading and writing tools.
+struct Generation {
+    /// The `--tools` value.
+    set: &'static str,
+    /// The tool and parameters that read `path`.
+    read: fn(&str) -> (&'static str, Value),
+    /// The tool and parameters that create `path` with `text`.
+    write: fn(&str, &str) -> (&'static str, Value),
+}
+
+const LEGACY: Generation = Generation {
+    set: "cline-legacy",
+    read: |path| ("read_file", json!({ "path": path })),
+    write: |path, text| ("write_to_file", json!({ "path": path, "content": text })),
+};
+
+const SDK: Generation = Generation {
+    set: "cline-sdk",
+    read: |path| ("read_files", json!({ "files": [{ "path": path }] })),
+    write: |path, text| ("editor", json!({ "path": path, "new_text": text })),
+};
+
+const LIBRARIES: &[&str] = &["read_file", "write_to_file", "read_files", "editor"];
+
+fn user(settings: &str) -> Home {
+    let home = Home::new(settings, LIBRARIES);
+    std::fs::write(home.ws.join("notes.txt"), "inside\n").unwrap();
+    std::fs::write(home.ws.join(".clineignore"), "secret.txt\n").unwrap();
+    std::fs::write(home.ws.join("secret.txt"), "hidden\n").unwrap();
+    std::fs::write(home.base.join("outside.txt"), "beyond\n").unwrap();
+    std::os::unix::fs::symlink(home.base.join("outside.txt"), home.ws.join("link.txt")).unwrap();
+    home
+}
+
+fn call(home: &Home, generation: &Generation, (tool, params): (&str, Value), yes: bool) -> Run {
+    let cwd = home.ws.display().to_string();
+    let mut args = vec!["--tools", generation.set, "call", tool];
+    let params = params.to_string();
+    args.push(&params);
+    args.extend(["--cwd", &cwd]);
+    if yes {
+        args.push("--yes");
+    }
+    run(home.toolhost().args(&args))
+}
+
+#[test]
+fn each_set_serves_its_own_tools() {
+    let home = user("");
+    let names = |args: &[&str]| -> Vec<String> {
+        let listed = run(home.toolhost().args(args));
+        assert_eq!(listed.code, 0, "{listed:?}");
+        listed
+            .stdout
+            .lines()
+            .filter_map(|line| line.split_whitespace().next().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(
+        names(&["tools"]),
+        ["new_rule", "read_file", "replace_in_file", "write_to_file"]
+    );
+    assert_eq!(
+        names(&["--tools", "cline-sdk", "tools"]),
+        ["editor", "read_files"]
+    );
+    assert_eq!(
+        names(&["--tools", "cline-sdk:plan", "tools"]),
+        ["read_files"]
+    );
+    std::fs::write(&home.settings, "[tools]\nset = \"cline-sdk\"\n").unwrap();
+    assert_eq!(names(&["tools"]), ["editor", "read_files"]);
+    let schema = run(home.toolhost().args(["schema", "--format", "openai"]));
+    let tools: Value = serde_json::from_str(&schema.stdout).unwrap();
+    let read_files = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "read_files")
+        .expect("read_files in the schema");
+    assert_eq!(
+        read_files["function"]["parameters"]["required"],
+        json!(["files"])
+    );
+    std::fs::write(&home.settings, "[tools]\nset = \"cline sdk\"\n").unwrap();
+    let refused = run(home.toolhost().arg("tools"));
+    assert_ne!(refused.code, 0);
+    assert!(refused.stderr.contains("tools.set"), "{refused:?}");
+}
+
+/// Reads and writes inside the workspace work in both generations (with approval).
+#[test]
+fn both_generations_read_and_write_the_workspace() {
+    for generation in [&LEGACY, &SDK] {
+        let home = user("");
+        let read = call(&home, generation, (generation.read)("notes.txt"), true);
+        assert!(
+            read.stdout.contains("inside"),
+            "{}: {read:?}",
+            generation.set
+        );
+        let wrote = call(
+            &home,
+            generation,
+            (generation.write)("new.txt", "made"),
+            true,
+        );
+        assert_eq!(wrote.code, 0, "{}: {wrote:?}", generation.set);
+        assert_eq!(
+            std::fs::read_to_string(home.ws.join("new.txt")).unwrap(),
+            "made"
+        );
+    }
+}
+
+#[test]
+fn clineignored_files_are_neither_read_nor_written() {
+    for generation in [&LEGACY, &SDK] {
+        let home = user("");
+        let read = call(&home, generation, (generation.read)("secret.txt"), true);
+        assert!(
+            !read.stdout.contains("hidden"),
+            "{}: {read:?}",
+            generation.set
+        );
+        assert!(
+            read.stdout
+                .contains("blocked by the .clineignore file settings"),
+            "{}: {read:?}",
+            generation.set
+        );
+        let wrote = call(
+            &home,
+            generation,
+            (generation.write)("secret.txt", "x"),
+            true,
+        );
+        assert!(
+            wrote
+                .stdout
+                .contains("blocked by the .clineignore file settings"),
+            "{}: {wrote:?}",
+            generation.set
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.ws.join("secret.txt")).unwrap(),
+            "hidden\n"
+        );
+    }
+}
+
+#[test]
+fn outside_the_workspace_nothing_happens_without_the_user() {
+    for generation in [&LEGACY, &SDK] {
+        // Reads inside the workspace are auto-approved; nothing outside is.
+        let home = user("[auto_approve]\nread_files = true\nedit_files = true\n");
+        let outside = home.base.join("outside.txt").display().to_string();
+        for path in [outside.as_str(), "link.txt", "../outside.txt"] {
+            let read = call(&home, generation, (generation.read)(path), false);
+            assert!(
+                !read.stdout.contains("beyond"),
+                "{} read {path}: {read:?}",
+                generation.set
+            );
+            let wrote = call(
+                &home,
+                generation,
+                (generation.write)(path, "overwritten"),
+                false,
+            );
+            assert!(
+                !wrote.stdout.contains("successfully")
+                    && !wrote.stdout.contains("\"success\":true"),
+                "{} wrote {path}: {wrote:?}",
+                generation.set
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(home.base.join("outside.txt")).unwrap(),
+            "beyond\n",
+            "{}",
+            generation.set
+        );
+        let inside = call(&home, generation, (generation.read)("notes.txt"), false);
+        assert!(
+            inside.stdout.contains("inside"),
+            "{}: {inside:?}",
+            generation.set
+        );
+    }
+}
