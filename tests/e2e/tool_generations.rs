@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 use toolhost_tests::{run, Home, Run};
 
-/// One generation's reading and writing tools.
+/// One generation's reading, writing and command tools.
 struct Generation {
     /// The `--tools` value.
     set: &'static str,
@@ -15,21 +15,35 @@ struct Generation {
     read: fn(&str) -> (&'static str, Value),
     /// The tool and parameters that create `path` with `text`.
     write: fn(&str, &str) -> (&'static str, Value),
+    /// The tool and parameters that run a shell command line.
+    command: fn(&str) -> (&'static str, Value),
 }
 
 const LEGACY: Generation = Generation {
     set: "cline-legacy",
     read: |path| ("read_file", json!({ "path": path })),
     write: |path, text| ("write_to_file", json!({ "path": path, "content": text })),
+    command: |line| {
+        let params = json!({ "command": line, "requires_approval": false });
+        ("execute_command", params)
+    },
 };
 
 const SDK: Generation = Generation {
     set: "cline-sdk",
     read: |path| ("read_files", json!({ "files": [{ "path": path }] })),
     write: |path, text| ("editor", json!({ "path": path, "new_text": text })),
+    command: |line| ("run_commands", json!({ "commands": [line] })),
 };
 
-const LIBRARIES: &[&str] = &["read_file", "write_to_file", "read_files", "editor"];
+const LIBRARIES: &[&str] = &[
+    "read_file",
+    "write_to_file",
+    "execute_command",
+    "read_files",
+    "editor",
+    "run_commands",
+];
 
 fn user(settings: &str) -> Home {
     let home = Home::new(settings, LIBRARIES);
@@ -67,18 +81,22 @@ fn each_set_serves_its_own_tools() {
     };
     assert_eq!(
         names(&["tools"]),
-        ["new_rule", "read_file", "replace_in_file", "write_to_file"]
+        [
+            "execute_command",
+            "new_rule",
+            "read_file",
+            "replace_in_file",
+            "write_to_file"
+        ]
     );
-    assert_eq!(
-        names(&["--tools", "cline-sdk", "tools"]),
-        ["editor", "read_files"]
-    );
+    let sdk = ["editor", "read_files", "run_commands"];
+    assert_eq!(names(&["--tools", "cline-sdk", "tools"]), sdk);
     assert_eq!(
         names(&["--tools", "cline-sdk:plan", "tools"]),
-        ["read_files"]
+        ["read_files", "run_commands"]
     );
     std::fs::write(&home.settings, "[tools]\nset = \"cline-sdk\"\n").unwrap();
-    assert_eq!(names(&["tools"]), ["editor", "read_files"]);
+    assert_eq!(names(&["tools"]), sdk);
     let schema = run(home.toolhost().args(["schema", "--format", "openai"]));
     let tools: Value = serde_json::from_str(&schema.stdout).unwrap();
     let read_files = tools
@@ -197,4 +215,116 @@ fn outside_the_workspace_nothing_happens_without_the_user() {
             generation.set
         );
     }
+}
+
+#[test]
+fn commands_meet_the_same_policies_in_both_generations() {
+    for generation in [&LEGACY, &SDK] {
+        let home = user("");
+        let command = |line: &str, permissions: Option<&str>| {
+            let (tool, params) = (generation.command)(line);
+            let cwd = home.ws.display().to_string();
+            let params = params.to_string();
+            let mut toolhost = home.toolhost();
+            if let Some(permissions) = permissions {
+                toolhost.env("CLINE_COMMAND_PERMISSIONS", permissions);
+            }
+            run(toolhost.args([
+                "--tools",
+                generation.set,
+                "call",
+                tool,
+                &params,
+                "--cwd",
+                &cwd,
+                "--yes",
+            ]))
+        };
+        let ran = command("cat notes.txt", None);
+        assert!(ran.stdout.contains("inside"), "{}: {ran:?}", generation.set);
+        let ignored = command("cat secret.txt", None);
+        assert!(
+            !ignored.stdout.contains("hidden"),
+            "{}: {ignored:?}",
+            generation.set
+        );
+        assert!(
+            ignored
+                .stdout
+                .contains("blocked by the .clineignore file settings"),
+            "{}: {ignored:?}",
+            generation.set
+        );
+        let denied = command("rm notes.txt", Some(r#"{"deny":["rm *"]}"#));
+        assert!(
+            home.ws.join("notes.txt").exists(),
+            "{}: {denied:?}",
+            generation.set
+        );
+        let escaped = command("echo overwritten > ../outside.txt", None);
+        assert_eq!(
+            std::fs::read_to_string(home.base.join("outside.txt")).unwrap(),
+            "beyond\n",
+            "{}: {escaped:?}",
+            generation.set
+        );
+    }
+}
+
+#[test]
+fn the_plan_preset_runs_no_command_that_modifies_files() {
+    let home = user("");
+    let cwd = home.ws.display().to_string();
+    let call = |set: &str, commands: Value| {
+        let params = json!({ "commands": commands }).to_string();
+        run(home.toolhost().args([
+            "--tools",
+            set,
+            "call",
+            "run_commands",
+            &params,
+            "--cwd",
+            &cwd,
+            "--yes",
+        ]))
+    };
+    let refused = call("cline-sdk:plan", json!(["cat notes.txt", "rm notes.txt"]));
+    assert!(
+        refused.stdout.contains(
+            "Command not executed: `rm` can modify files, and file modifications are blocked in plan mode."
+        ),
+        "{refused:?}"
+    );
+    assert!(
+        !refused.stdout.contains("inside"),
+        "no command of the call ran: {refused:?}"
+    );
+    assert!(home.ws.join("notes.txt").exists());
+    let redirected = call("cline-sdk:plan", json!(["echo x > made.txt"]));
+    assert!(
+        redirected
+            .stdout
+            .contains("output redirection (`> made.txt`)"),
+        "{redirected:?}"
+    );
+    assert!(!home.ws.join("made.txt").exists());
+    let argv = call(
+        "cline-sdk:plan",
+        json!([{ "command": "rm", "args": ["notes.txt"] }]),
+    );
+    assert!(
+        argv.stdout.contains("Command not executed: `rm`"),
+        "{argv:?}"
+    );
+    let read = call(
+        "cline-sdk:plan",
+        json!(["cat notes.txt", "echo x > /tmp/plan-ok.txt"]),
+    );
+    assert!(read.stdout.contains("inside"), "{read:?}");
+    let removed = call("cline-sdk:act", json!(["rm notes.txt"]));
+    assert!(removed.stdout.contains("\"success\":true"), "{removed:?}");
+    assert!(
+        !home.ws.join("notes.txt").exists(),
+        "the act preset runs it"
+    );
 }

@@ -50,6 +50,7 @@ mod found;
 #[doc(hidden)]
 pub mod fuzzing;
 mod pattern;
+pub mod plan_guard;
 mod risky;
 mod rules;
 mod scripts;

@@ -40,6 +40,8 @@ pub enum Reason {
     /// `CLINE_COMMAND_PERMISSIONS` is malformed: every command is refused (this port's
     /// addition; Cline ignores such a value).
     InvalidConfig,
+    /// The plan preset's rule: the command can modify files ([`crate::plan_guard`]).
+    PlanMode,
 }
 
 impl Reason {
@@ -58,6 +60,7 @@ impl Reason {
             Self::UnsafeExpansion => "unsafe_expansion",
             Self::RiskyOption => "risky_option",
             Self::InvalidConfig => "invalid_config",
+            Self::PlanMode => "plan_mode",
         }
     }
 }

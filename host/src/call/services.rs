@@ -214,12 +214,28 @@ impl CallServices for HostCallServices {
                         )
                     })?,
                 };
-                let check = crate::permissions::check_command(
+                let mut check = crate::permissions::check_command(
                     workspace,
                     root,
                     host.command_permissions(),
                     command,
                 );
+                // The plan preset's rule (Cline's SDK plan mode): nothing that modifies files.
+                if host.registry().tool_set().preset.as_deref() == Some("plan") {
+                    // A program with its arguments (`args`) runs without a shell.
+                    let args: Option<Vec<String>> = payload["args"].as_array().map(|items| {
+                        items
+                            .iter()
+                            .filter_map(|a| a.as_str().map(str::to_string))
+                            .collect()
+                    });
+                    let program = payload["program"].as_str().unwrap_or(command);
+                    let entry = match &args {
+                        Some(args) => command_policy::plan_guard::Entry::Argv(program, args),
+                        None => command_policy::plan_guard::Entry::Shell(command),
+                    };
+                    check.verdict = command_policy::plan_guard::plan_verdict(entry, check.verdict);
+                }
                 serde_json::to_value(&check)
                     .map_err(|e| CallError::new(ErrorKind::Internal, e.to_string()))
             }

@@ -298,6 +298,11 @@ impl Registry {
         next
     }
 
+    /// The tool set this registry serves.
+    pub fn tool_set(&self) -> &ToolSet {
+        &self.tool_set
+    }
+
     /// The loaded plugin named `name`.
     pub fn plugin(&self, name: &str) -> Option<&Arc<PluginInfo>> {
         self.plugins.iter().find(|p| p.name == name)

@@ -77,15 +77,15 @@ pub mod log;
 pub mod logs;
 pub mod messages;
 pub mod output;
-pub mod policy;
 pub mod process;
-pub mod sandbox;
 pub mod timeout;
 
 use std::path::{Path, PathBuf};
 
 use tool_api::sdk::js::strip_partial_closing_tag;
 use tool_api::sdk::prelude::*;
+
+use command_support::{policy, sandbox};
 
 use crate::messages::Ending;
 use crate::process::Request;

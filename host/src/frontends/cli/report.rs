@@ -107,6 +107,7 @@ pub fn render_command_report(report: &CommandExplanation) -> String {
         }
         Reason::Allowed => "every part passed the rules (see below)".to_string(),
         Reason::InvalidConfig => report.configuration_problem.clone().unwrap_or_default(),
+        Reason::PlanMode => format!("{part} can modify files, and the plan preset forbids it"),
         Reason::Denied | Reason::SegmentDenied => format!(
             "deny pattern \"{}\" matches \"{}\"",
             verdict.matched_pattern.as_deref().unwrap_or_default(),

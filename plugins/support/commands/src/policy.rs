@@ -1,5 +1,6 @@
-//! The host's verdict on a command: `CLINE_COMMAND_PERMISSIONS` and `.clineignore` are the
-//! host's policies, asked through the `policy.check_command` host service.
+//! The host's verdict on a command: `CLINE_COMMAND_PERMISSIONS`, `.clineignore` and, in the
+//! plan preset, the rule against commands that modify files are the host's policies, asked
+//! through the `policy.check_command` host service.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -24,7 +25,25 @@ pub struct CommandCheck {
 /// Asks the host about `command`, run in the workspace root named `root`. A host without the
 /// service cannot vouch for the command: it is refused.
 pub fn check(ctx: &Ctx<'_>, command: &str, root: &str) -> Result<CommandCheck, ToolError> {
-    let request = json!({ "command": command, "root": root });
+    ask(ctx, json!({ "command": command, "root": root }))
+}
+
+/// Asks the host about `program` run with `args` without a shell (`command` is how it reads as
+/// one line, for the permissions).
+pub fn check_argv(
+    ctx: &Ctx<'_>,
+    command: &str,
+    program: &str,
+    args: &[String],
+    root: &str,
+) -> Result<CommandCheck, ToolError> {
+    ask(
+        ctx,
+        json!({ "command": command, "program": program, "args": args, "root": root }),
+    )
+}
+
+fn ask(ctx: &Ctx<'_>, request: serde_json::Value) -> Result<CommandCheck, ToolError> {
     match ctx.call_service("policy", "check_command", &request) {
         Ok(reply) => serde_json::from_value(reply).map_err(|e| {
             ToolError::new(
