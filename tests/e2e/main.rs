@@ -56,6 +56,7 @@ mod replay;
 mod sandbox;
 mod schemas;
 mod sdk_client;
+mod sdk_conformance;
 mod search_files;
 mod secrets;
 mod settings;

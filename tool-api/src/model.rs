@@ -95,6 +95,11 @@ pub struct Handling {
     /// a client that did not declare one (MCP's error -32021, naming it) rather than run it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_needs: Vec<String>,
+    /// It accepts more shapes of parameters than its schema shows (Cline's SDK tools take a
+    /// path where the schema asks for a list of files) and checks them itself: the host does
+    /// not refuse a call for a `required` parameter it lacks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checks_own_params: bool,
 }
 
 impl Handling {

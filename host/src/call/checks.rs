@@ -25,8 +25,11 @@ pub fn plugin_enabled(tool: &RegisteredTool, name: &str) -> Result<(), CallError
 }
 
 /// The first required parameter that is missing (`""` counts as missing unless the property
-/// has `minLength: 0`).
+/// has `minLength: 0`); none for a tool that checks its own parameters.
 pub fn missing_required<'s>(spec: &'s ToolSpec, params: &Map<String, Value>) -> Option<&'s str> {
+    if spec.handling.checks_own_params {
+        return None;
+    }
     spec.required_params().into_iter().find(|required| {
         let allows_empty = spec.input_schema["properties"][*required]["minLength"] == 0;
         match params.get(*required).and_then(value_as_string) {

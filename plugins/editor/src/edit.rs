@@ -160,6 +160,10 @@ pub fn apply(workspace: &Workspace, verdict: &PathVerdict, edit: &Edit) -> Resul
     let existing = match workspace.open_file(verdict) {
         Ok(mut file) => Some(file.read_all(MAX_EDIT_BYTES).map_err(|e| e.to_string())?),
         Err(FsError::NotFound) => None,
+        // Node's words, as Cline's answer has them.
+        Err(FsError::IsADirectory) => {
+            return Err("EISDIR: illegal operation on a directory, read".to_string())
+        }
         Err(e) => return Err(e.to_string()),
     };
     let text = |bytes: Vec<u8>| {

@@ -65,7 +65,8 @@ impl Tool for Editor {
             .approval(ApprovalCategory::Edit)
             .path_params(&["path"])
             .destructive()
-            .title("Editor");
+            .title("Editor")
+            .checks_own_params();
         spec.input_schema = input_schema();
         vec![spec]
     }

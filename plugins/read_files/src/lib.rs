@@ -80,7 +80,8 @@ impl Tool for ReadFiles {
         let mut spec = ToolSpec::simple("read_files", DESCRIPTION, &[])
             .read_only()
             .idempotent()
-            .title("Read files");
+            .title("Read files")
+            .checks_own_params();
         spec.input_schema = input_schema();
         vec![spec]
     }

@@ -58,7 +58,8 @@ impl Tool for RunCommands {
             .destructive()
             .open_world()
             .runs_long()
-            .title("Run commands");
+            .title("Run commands")
+            .checks_own_params();
         spec.input_schema = input_schema();
         vec![spec]
     }

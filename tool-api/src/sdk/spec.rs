@@ -154,6 +154,13 @@ impl ToolSpec {
         self
     }
 
+    /// It checks its own parameters, accepting more shapes than its schema shows
+    /// ([`crate::model::Handling::checks_own_params`]).
+    pub fn checks_own_params(mut self) -> Self {
+        self.handling.checks_own_params = true;
+        self
+    }
+
     /// The names in the schema's `required` list.
     pub fn required_params(&self) -> Vec<&str> {
         self.input_schema

@@ -73,3 +73,40 @@ fn the_refusal_is_clines() {
         "Command not executed: `rm` can modify files, and file modifications are blocked in plan mode. You are in PLAN MODE — explore"
     ));
 }
+
+/// Every case recorded from Cline's SDK guard (`tests/conformance/sdk_plan_guard.jsonl`):
+/// the same part named, or none.
+#[test]
+fn the_recorded_cases_of_clines_guard() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/conformance/sdk_plan_guard.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut failed = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        let command = case["input"]["command"].as_str().unwrap_or_default();
+        let args: Option<Vec<String>> = case["input"]["args"].as_array().map(|items| {
+            items
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_string))
+                .collect()
+        });
+        let entry = match &args {
+            Some(args) => Entry::Argv(command, args),
+            None => Entry::Shell(command),
+        };
+        let ours = file_editing(entry);
+        let cline = case["expect"]["blocked_by"].as_str().map(str::to_string);
+        if ours != cline {
+            failed.push(format!("{}: ours {ours:?}, Cline {cline:?}", case["id"]));
+        }
+        if let (Some(message), Some(reason)) = (case["expect"]["message"].as_str(), &cline) {
+            if refusal(reason) != message {
+                failed.push(format!("{}: the refusal text differs", case["id"]));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
