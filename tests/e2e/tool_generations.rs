@@ -17,6 +17,8 @@ struct Generation {
     write: fn(&str, &str) -> (&'static str, Value),
     /// The tool and parameters that run a shell command line.
     command: fn(&str) -> (&'static str, Value),
+    /// The tool and parameters that search the workspace for a regex.
+    search: fn(&str) -> (&'static str, Value),
 }
 
 const LEGACY: Generation = Generation {
@@ -27,6 +29,7 @@ const LEGACY: Generation = Generation {
         let params = json!({ "command": line, "requires_approval": false });
         ("execute_command", params)
     },
+    search: |regex| ("search_files", json!({ "path": ".", "regex": regex })),
 };
 
 const SDK: Generation = Generation {
@@ -34,15 +37,20 @@ const SDK: Generation = Generation {
     read: |path| ("read_files", json!({ "files": [{ "path": path }] })),
     write: |path, text| ("editor", json!({ "path": path, "new_text": text })),
     command: |line| ("run_commands", json!({ "commands": [line] })),
+    search: |regex| ("search_codebase", json!({ "queries": [regex] })),
 };
 
 const LIBRARIES: &[&str] = &[
     "read_file",
     "write_to_file",
     "execute_command",
+    "search_files",
     "read_files",
     "editor",
     "run_commands",
+    "search_codebase",
+    "ask_question",
+    "submit_and_exit",
 ];
 
 fn user(settings: &str) -> Home {
@@ -86,17 +94,35 @@ fn each_set_serves_its_own_tools() {
             "new_rule",
             "read_file",
             "replace_in_file",
+            "search_files",
             "write_to_file"
         ]
     );
-    let sdk = ["editor", "read_files", "run_commands"];
-    assert_eq!(names(&["--tools", "cline-sdk", "tools"]), sdk);
+    // Cline's presets: act (the default), plan (no editing), yolo (no questions, a submission).
+    let act = [
+        "ask_question",
+        "editor",
+        "read_files",
+        "run_commands",
+        "search_codebase",
+    ];
+    assert_eq!(names(&["--tools", "cline-sdk", "tools"]), act);
+    assert_eq!(names(&["--tools", "cline-sdk:act", "tools"]), act);
     assert_eq!(
         names(&["--tools", "cline-sdk:plan", "tools"]),
-        ["read_files", "run_commands"]
+        [
+            "ask_question",
+            "read_files",
+            "run_commands",
+            "search_codebase"
+        ]
+    );
+    assert_eq!(
+        names(&["--tools", "cline-sdk:yolo", "tools"]),
+        ["editor", "read_files", "run_commands", "submit_and_exit"]
     );
     std::fs::write(&home.settings, "[tools]\nset = \"cline-sdk\"\n").unwrap();
-    assert_eq!(names(&["tools"]), sdk);
+    assert_eq!(names(&["tools"]), act);
     let schema = run(home.toolhost().args(["schema", "--format", "openai"]));
     let tools: Value = serde_json::from_str(&schema.stdout).unwrap();
     let read_files = tools
@@ -327,4 +353,77 @@ fn the_plan_preset_runs_no_command_that_modifies_files() {
         !home.ws.join("notes.txt").exists(),
         "the act preset runs it"
     );
+}
+
+#[test]
+fn fetch_web_content_answers_pages_through_the_egress_policy() {
+    const PAGE: &str = "<html><body><h1>Hello</h1><p>A &amp; B</p></body></html>";
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    std::thread::spawn(move || {
+        for request in server.incoming_requests() {
+            let header = "Content-Type: text/html"
+                .parse::<tiny_http::Header>()
+                .unwrap();
+            let _ = request.respond(tiny_http::Response::from_string(PAGE).with_header(header));
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/page");
+    let params = json!({"requests": [{"url": url, "prompt": "the title"}]}).to_string();
+    let call = |settings: &str| {
+        let home = Home::new(settings, &["fetch_web_content"]);
+        run(home.toolhost().args([
+            "--tools",
+            "cline-sdk",
+            "call",
+            "--yes",
+            "fetch_web_content",
+            &params,
+        ]))
+    };
+    let refused = call("");
+    assert!(
+        refused.stdout.contains("\"success\":false") && refused.stdout.contains("loopback address"),
+        "the egress policy decides: {refused:?}"
+    );
+    let allowed = call(&format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    let text = format!(
+        "URL: {url}\nContent-Type: text/html\nSize: {} bytes\n\n--- Content ---\nHello A & B\n\n\
+         --- Analysis Request ---\nPrompt: the title",
+        PAGE.len()
+    );
+    assert_eq!(
+        allowed.stdout,
+        json!([{"query": url, "result": text, "success": true}]).to_string()
+    );
+}
+
+#[test]
+fn searches_skip_clineignored_files_in_both_generations() {
+    for generation in [&LEGACY, &SDK] {
+        let home = user("");
+        let (tool, params) = (generation.search)("hidden|inside");
+        let cwd = home.ws.display().to_string();
+        let params = params.to_string();
+        let found = run(home.toolhost().args([
+            "--tools",
+            generation.set,
+            "call",
+            tool,
+            &params,
+            "--cwd",
+            &cwd,
+            "--yes",
+        ]));
+        assert!(
+            found.stdout.contains("notes.txt"),
+            "{}: {found:?}",
+            generation.set
+        );
+        assert!(
+            !found.stdout.contains("secret.txt"),
+            "{}: {found:?}",
+            generation.set
+        );
+    }
 }

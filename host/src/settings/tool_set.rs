@@ -2,7 +2,8 @@
 //! a set) they belong to among their capabilities (`toolset:cline-sdk`,
 //! `toolset:cline-sdk@act`); the host serves one set, chosen with `--tools NAME[:PRESET]` or
 //! `[tools] set`, and registers only the plugins in it (and those that name no set). Two
-//! generations may then both have a tool of one name (`apply_patch`) without a conflict.
+//! generations may then both have a tool of one name (`apply_patch`) without a conflict. A set
+//! chosen without a preset serves the plugins that name the set alone or its `default` preset.
 
 use std::fmt;
 
@@ -63,7 +64,7 @@ impl ToolSet {
     }
 
     /// Whether a plugin with `capabilities` is served: it names no set, or this one (in every
-    /// preset, or in the chosen one; with no preset chosen, in any).
+    /// preset, or in the chosen one; with no preset chosen, in its `default` preset).
     pub fn admits(&self, capabilities: &[String]) -> bool {
         let mut sets = capabilities
             .iter()
@@ -79,7 +80,8 @@ impl ToolSet {
             };
             name == self.name
                 && match (&self.preset, preset) {
-                    (_, None) | (None, Some(_)) => true,
+                    (_, None) => true,
+                    (None, Some(preset)) => preset == "default",
                     (Some(chosen), Some(preset)) => chosen == preset,
                 }
         })
@@ -110,12 +112,14 @@ mod tests {
         let sdk_plan = ToolSet::parse("cline-sdk:plan").unwrap();
         let sdk = ToolSet::parse("cline-sdk").unwrap();
         let legacy = ToolSet::default();
-        let editor = caps(&["toolset:cline-sdk@act"]);
+        let editor = caps(&["toolset:cline-sdk@act", "toolset:cline-sdk@default"]);
+        let submit = caps(&["toolset:cline-sdk@yolo"]);
         let reader = caps(&["toolset:cline-sdk"]);
         let old = caps(&["partial", "toolset:cline-legacy"]);
         let anyone = caps(&["partial"]);
         assert!(!sdk_plan.admits(&editor));
         assert!(sdk.admits(&editor));
+        assert!(!sdk.admits(&submit) && ToolSet::parse("cline-sdk:yolo").unwrap().admits(&submit));
         assert!(sdk_plan.admits(&reader));
         assert!(!sdk.admits(&old) && legacy.admits(&old));
         assert!(!legacy.admits(&reader));

@@ -103,5 +103,7 @@ tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_FULL,
         "toolset:cline-sdk@act",
+        "toolset:cline-sdk@yolo",
+        "toolset:cline-sdk@default",
     ]
 );

@@ -237,6 +237,8 @@ tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_NONE,
         tool_api::model::access::NETWORK_ANY,
-        "toolset:cline-sdk",
+        "toolset:cline-sdk@act",
+        "toolset:cline-sdk@plan",
+        "toolset:cline-sdk@default",
     ]
 );

@@ -226,6 +226,10 @@ tool_api::submit_tool!(ReadFiles);
 tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_FULL,
-        "toolset:cline-sdk",
+        "toolset:cline-sdk@act",
+        "toolset:cline-sdk@plan",
+        "toolset:cline-sdk@search",
+        "toolset:cline-sdk@yolo",
+        "toolset:cline-sdk@default",
     ]
 );

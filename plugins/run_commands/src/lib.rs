@@ -178,6 +178,10 @@ tool_api::export_plugin!(
         tool_api::model::access::FS_FULL,
         tool_api::model::access::SPAWN,
         tool_api::model::access::NETWORK_ANY,
-        "toolset:cline-sdk",
+        "toolset:cline-sdk@act",
+        "toolset:cline-sdk@plan",
+        "toolset:cline-sdk@minimal",
+        "toolset:cline-sdk@yolo",
+        "toolset:cline-sdk@default",
     ]
 );
