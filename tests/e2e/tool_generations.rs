@@ -334,6 +334,9 @@ fn the_plan_preset_runs_no_command_that_modifies_files() {
         "{redirected:?}"
     );
     assert!(!home.ws.join("made.txt").exists());
+    // What the guard cannot see (a quoted script) meets the read-only sandbox of the preset.
+    let hidden = call("cline-sdk:plan", json!(["bash -c \"echo x > sneaky.txt\""]));
+    assert!(!home.ws.join("sneaky.txt").exists(), "{hidden:?}");
     let argv = call(
         "cline-sdk:plan",
         json!([{ "command": "rm", "args": ["notes.txt"] }]),

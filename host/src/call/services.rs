@@ -252,6 +252,14 @@ impl CallServices for HostCallServices {
                     private_dir: crate::plugins::private_dir::path().ok(),
                     egress: Some(&egress),
                 };
+                // The plan preset modifies no file: its commands run in a read-only sandbox,
+                // never outside it, whatever the command policy let through.
+                if host.registry().tool_set().preset.as_deref() == Some("plan") {
+                    let mut payload = payload.clone();
+                    payload["escalated"] = Value::Bool(false);
+                    payload["settings"]["sandbox"] = Value::String("read-only".to_string());
+                    return crate::command_sandbox::wrap_command(context, &payload);
+                }
                 crate::command_sandbox::wrap_command(context, payload)
             }
             ("egress", "route") => {

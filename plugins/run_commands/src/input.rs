@@ -40,6 +40,21 @@ impl Command {
         }
     }
 
+    /// The command as a shell would have to be given it to run the same program with the same
+    /// arguments: every word that is not plainly safe single-quoted. This is the line the
+    /// command policy checks, so that a `#`, `;` or quote in an argument cannot make it read
+    /// another command than the one that runs.
+    pub fn shell_line(&self) -> String {
+        match self {
+            Command::Shell(line) => line.clone(),
+            Command::Argv(program, args) => std::iter::once(program)
+                .chain(args)
+                .map(|word| shell_quoted(word))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
     /// The query of its result: its line, cut after [`QUERY_PREVIEW`] characters.
     pub fn query(&self) -> String {
         let line = self.line();
@@ -52,6 +67,20 @@ impl Command {
             "{head} ... [command truncated: {} more chars; full command is in the tool call input]",
             length - QUERY_PREVIEW
         )
+    }
+}
+
+/// `word` as one shell word: as it is when it holds only characters no shell treats specially,
+/// else in single quotes (a quote inside as `'\''`).
+fn shell_quoted(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -210,6 +239,21 @@ mod tests {
         );
         assert_eq!(lines(json!({})), Err(INVALID_INPUT));
         assert_eq!(lines(json!({"commands": []})), Ok(vec![]));
+    }
+
+    #[test]
+    fn the_checked_line_quotes_every_special_word() {
+        let argv = Command::Argv(
+            "find".into(),
+            vec![
+                ".".into(),
+                "#".into(),
+                "-exec".into(),
+                "it's".into(),
+                "".into(),
+            ],
+        );
+        assert_eq!(argv.shell_line(), r#"find . '#' -exec 'it'\''s' ''"#);
     }
 
     #[test]

@@ -82,7 +82,7 @@ impl Tool for RunCommands {
             let check = match command {
                 Command::Shell(line) => policy::check(ctx, line, &root)?,
                 Command::Argv(program, args) => {
-                    policy::check_argv(ctx, &command.line(), program, args, &root)?
+                    policy::check_argv(ctx, &command.shell_line(), program, args, &root)?
                 }
             };
             if !check.allowed {

@@ -1,12 +1,16 @@
 //! Running one command as Cline's SDK shell executor does: in its own process group with
-//! stdin closed, stdout and stderr each kept to their first and last 24,000 characters, the
+//! stdin closed, stdout and stderr each kept to their first and last 24,000 characters as they
+//! are read, the
 //! whole group killed at the timeout or when the call is cancelled; then its answer: the
 //! output (stderr after a `[stderr]` line), cut in the middle past 48,000 characters, and the
 //! exit code when it is not 0.
 
+use std::collections::VecDeque;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rustix::process::{kill_process_group, Pid, Signal};
@@ -33,31 +37,68 @@ pub enum Ended {
     NotStarted(String),
 }
 
-/// One stream's output: its first half kept, the rest rolling in the second half.
+/// One stream's output as it is read: its first half kept, the rest rolling in the second
+/// half, so that a command printing without end costs no more than the answer holds.
 #[derive(Default)]
 struct Collected {
     head: String,
     head_units: usize,
-    tail: Vec<char>,
+    tail: VecDeque<char>,
     total: usize,
+    /// The bytes of a character split between two reads.
+    pending: Vec<u8>,
 }
 
 impl Collected {
     fn from(text: &str) -> Self {
-        let half = MAX_OUTPUT_CHARS.div_ceil(2);
         let mut collected = Collected::default();
+        collected.push_str(text);
+        collected
+    }
+
+    fn push_str(&mut self, text: &str) {
+        let half = MAX_OUTPUT_CHARS.div_ceil(2);
         for c in text.chars() {
-            collected.total += c.len_utf16();
-            if collected.head_units < half {
-                collected.head.push(c);
-                collected.head_units += c.len_utf16();
+            self.total += c.len_utf16();
+            if self.head_units < half {
+                self.head.push(c);
+                self.head_units += c.len_utf16();
             } else {
-                collected.tail.push(c);
+                self.tail.push_back(c);
+                if self.tail.len() > half {
+                    self.tail.pop_front();
+                }
             }
         }
-        let dropped = collected.tail.len().saturating_sub(half);
-        collected.tail.drain(..dropped);
-        collected
+    }
+
+    /// Adds bytes read, decoded as UTF-8 across reads (invalid sequences as U+FFFD).
+    fn push_bytes(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        let mut rest = std::mem::take(&mut self.pending);
+        loop {
+            match std::str::from_utf8(&rest) {
+                Ok(text) => {
+                    self.push_str(text);
+                    return;
+                }
+                Err(e) => {
+                    let valid = e.valid_up_to();
+                    let text = String::from_utf8_lossy(&rest[..valid]).into_owned();
+                    self.push_str(&text);
+                    match e.error_len() {
+                        Some(bad) => {
+                            self.push_str("\u{FFFD}");
+                            rest.drain(..valid + bad);
+                        }
+                        None => {
+                            self.pending = rest[valid..].to_vec();
+                            return;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn dropped(&self) -> bool {
@@ -73,7 +114,10 @@ impl Collected {
 
 /// The combined output of the two streams, cut as Cline's executor cuts it.
 pub fn combine(stdout: &str, stderr: &str) -> String {
-    let (out, err) = (Collected::from(stdout), Collected::from(stderr));
+    combined(&Collected::from(stdout), &Collected::from(stderr))
+}
+
+fn combined(out: &Collected, err: &Collected) -> String {
     let mut text = out.text();
     let err_text = err.text();
     if !err_text.is_empty() {
@@ -96,6 +140,46 @@ pub fn combine(stdout: &str, stderr: &str) -> String {
     text
 }
 
+/// A stream being read by a thread of its own into a shared [`Collected`].
+struct Reading {
+    collected: Arc<Mutex<Collected>>,
+    ended: Receiver<()>,
+}
+
+impl Reading {
+    fn start(stream: Option<impl Read + Send + 'static>) -> Self {
+        let collected = Arc::new(Mutex::new(Collected::default()));
+        let (done, ended) = std::sync::mpsc::channel();
+        let shared = collected.clone();
+        std::thread::spawn(move || {
+            if let Some(mut stream) = stream {
+                let mut chunk = [0u8; 8192];
+                while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                    shared
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push_bytes(&chunk[..n]);
+                }
+            }
+            let _ = done.send(());
+        });
+        Self { collected, ended }
+    }
+
+    /// Waits until the stream ends or `deadline`; a process that escaped the command's group
+    /// and holds the pipe open does not hold the call.
+    fn finish(&self, deadline: Instant) -> std::sync::MutexGuard<'_, Collected> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let _ = self.ended.recv_timeout(left);
+        self.collected
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// How long the output of a command that ended may take to arrive.
+const DRAIN: Duration = Duration::from_secs(2);
+
 /// Runs `argv` in `cwd`, ending it at [`TIMEOUT`] or when `cancelled` says so.
 pub fn run(argv: &[String], cwd: &std::path::Path, cancelled: &dyn Fn() -> bool) -> Ended {
     let Some((program, args)) = argv.split_first() else {
@@ -113,27 +197,8 @@ pub fn run(argv: &[String], cwd: &std::path::Path, cancelled: &dyn Fn() -> bool)
         Ok(child) => child,
         Err(e) => return Ended::NotStarted(format!("Failed to execute command: {e}")),
     };
-    let reader = |stream: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut stream) = stream {
-                let _ = stream.read_to_end(&mut bytes);
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let stdout = reader(
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
-    let stderr = reader(
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
+    let stdout = Reading::start(child.stdout.take());
+    let stderr = Reading::start(child.stderr.take());
     let started = Instant::now();
     let group = Pid::from_raw(i32::try_from(child.id()).unwrap_or(0));
     let kill = || {
@@ -161,12 +226,13 @@ pub fn run(argv: &[String], cwd: &std::path::Path, cancelled: &dyn Fn() -> bool)
     };
     // What the command left running in its group must not hold the pipes open.
     kill();
-    let out = stdout.join().unwrap_or_default();
-    let err = stderr.join().unwrap_or_default();
+    let deadline = Instant::now() + DRAIN;
     let code = status
         .and_then(|s| s.code().or(s.signal().map(|_| 1)))
         .unwrap_or(1);
-    Ended::Exited(code, combine(&out, &err))
+    let out = stdout.finish(deadline);
+    let err = stderr.finish(deadline);
+    Ended::Exited(code, combined(&out, &err))
 }
 
 #[cfg(test)]
@@ -181,6 +247,23 @@ mod tests {
         let cut = combine(&long, "");
         assert!(cut.contains("\n[... output truncated: 60001 chars total. Refine the command"));
         assert_eq!(cut.chars().count(), 48_112);
+    }
+
+    #[test]
+    fn output_is_bounded_as_it_is_read_and_split_characters_survive() {
+        let mut collected = Collected::default();
+        collected.push_bytes(&[0xC3]);
+        collected.push_bytes(&[0xA9, b'!', 0xFF]);
+        assert_eq!(collected.text(), "é!\u{FFFD}");
+        let argv: Vec<String> = ["/bin/sh", "-c", "yes | head -c 20000000"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let Ended::Exited(0, text) = run(&argv, std::path::Path::new("/"), &|| false) else {
+            panic!("yes ran");
+        };
+        assert!(text.chars().count() < MAX_OUTPUT_CHARS + 200);
+        assert!(text.contains("[... output truncated: 20000000 chars total."));
     }
 
     #[test]
