@@ -83,7 +83,7 @@ fn a_grant_beyond_the_declaration_is_not_given() {
     for refused in [&connect, &spawn] {
         assert!(
             refused.stdout.contains(
-                "toolhost's sandbox refused plugin \"fixture_access\" something it does not \
+                "toolhost's sandbox may have refused plugin \"fixture_access\" something it does not \
                  declare: it declares fs=workspace-write"
             ),
             "{refused:?}"

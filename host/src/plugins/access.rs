@@ -115,9 +115,9 @@ pub fn explain_refusal(plugin: &str, report: &AccessReport, message: &str) -> Op
             let missing = declared.missing_from(granted);
             if missing.is_empty() {
                 format!(
-                    "toolhost's sandbox refused plugin \"{plugin}\" something it does not \
-                     declare: it declares {declared} and its worker gets exactly that. A plugin \
-                     gets no more than it declares; its author must declare what it needs \
+                    "toolhost's sandbox may have refused plugin \"{plugin}\" something it does \
+                     not declare: it declares {declared} and its worker gets exactly that. A \
+                     plugin gets no more than it declares; its author must declare what it needs \
                      (tool_api::model::access)."
                 )
             } else {

@@ -48,6 +48,8 @@ struct Ready {
     stderr: Arc<Mutex<String>>,
     /// The tools a call of which may be made again (see [`connection::Connection`]).
     repeatable: BTreeSet<String>,
+    /// Which connection it is.
+    generation: u64,
 }
 
 /// The `tools/call` result as JSON (`content`, `isError`, ...), or the error's message. What
@@ -74,7 +76,7 @@ pub async fn call_tool(
                 // The connection is gone; the next use reconnects. A call its tool says may be
                 // made twice is made again on the new connection, once.
                 let message = describe(&error, &ready);
-                forget(file, server).await;
+                forget(file, server, ready.generation).await;
                 if made_again || !ready.repeatable.contains(tool) {
                     return Err(message);
                 }
@@ -348,13 +350,17 @@ async fn connect(file: &Path, server: &str, egress: &dyn Egress) -> Result<Ready
         has_resources: connection.has_resources,
         stderr: connection.stderr.clone(),
         repeatable: connection.repeatable.clone(),
+        generation: connection.generation,
     })
 }
 
-/// Marks the connection to `server` of `file` lost: its next use reconnects.
-async fn forget(file: &Path, server: &str) {
+/// Marks the connection `generation` to `server` of `file` lost: its next use reconnects. A
+/// connection started since (by another call that saw the loss first) is left alone.
+async fn forget(file: &Path, server: &str, generation: u64) {
     if let Some(connection) = slot(file, server).lock().await.as_mut() {
-        connection.lost = true;
+        if connection.generation == generation {
+            connection.lost = true;
+        }
     }
 }
 

@@ -44,6 +44,8 @@ struct Pending {
     state: OAuthState,
     listener: TcpListener,
     redirect_uri: String,
+    /// The scopes the sign-in asks for, kept once it completes.
+    asked: Vec<String>,
 }
 
 static PENDING: Mutex<BTreeMap<String, Pending>> = Mutex::new(BTreeMap::new());
@@ -108,7 +110,6 @@ pub async fn begin(name: &str, config: &ServerConfig) -> Result<Value, String> {
         .await
         .map_err(|e| failed(e.to_string()))?;
     let asked = asked_scopes(&authorization_url);
-    store::update(url, |entry| entry.sign_ins.push(asked)).map_err(&failed)?;
     PENDING
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -118,6 +119,7 @@ pub async fn begin(name: &str, config: &ServerConfig) -> Result<Value, String> {
                 state,
                 listener,
                 redirect_uri: redirect_uri.clone(),
+                asked,
             },
         );
     Ok(json!({"authorization_url": authorization_url, "redirect_uri": redirect_uri}))
@@ -220,6 +222,7 @@ pub async fn finish(name: &str, config: &ServerConfig) -> Result<Value, String> 
         mut state,
         listener,
         redirect_uri,
+        asked,
     } = pending;
     let callback = tokio::time::timeout(SIGN_IN_WAIT, redirect(&listener, &redirect_uri))
         .await
@@ -242,7 +245,12 @@ pub async fn finish(name: &str, config: &ServerConfig) -> Result<Value, String> 
         .handle_callback_url(&callback)
         .await
         .map_err(|e| failed(e.to_string()))?;
-    store::update(url, |entry| entry.wanted_scopes.clear()).map_err(&failed)?;
+    // Only a completed sign-in counts toward the limit of sign-ins for a scope.
+    store::update(url, |entry| {
+        entry.wanted_scopes.clear();
+        entry.sign_ins.push(asked);
+    })
+    .map_err(&failed)?;
     let credentials = store::entry(url)
         .map_err(&failed)?
         .credentials

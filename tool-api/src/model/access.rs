@@ -81,9 +81,9 @@ pub struct Access {
     pub spawn: bool,
     /// The network hosts it reaches (`*`: any); none: no network.
     pub network: Vec<String>,
-    /// The address space it needs, in MiB.
+    /// The address space it needs, in MiB (none, or 0 declared: no limit).
     pub memory_mb: Option<u64>,
-    /// The CPU seconds it needs over its life.
+    /// The CPU seconds it needs over its life (none, or 0 declared: no limit).
     pub cpu_seconds: Option<u64>,
 }
 
@@ -121,8 +121,9 @@ impl Access {
                 "network" if !value.is_empty() => access
                     .network
                     .extend(value.split(',').map(|h| h.trim().to_string())),
-                "memory_mb" => access.memory_mb = Some(number()?),
-                "cpu_seconds" => access.cpu_seconds = Some(number()?),
+                // 0 is no limit, as in the settings.
+                "memory_mb" => access.memory_mb = Some(number()?).filter(|&mb| mb > 0),
+                "cpu_seconds" => access.cpu_seconds = Some(number()?).filter(|&s| s > 0),
                 _ => return Err(unknown()),
             }
         }
@@ -231,6 +232,10 @@ mod tests {
             "fs=workspace-write, spawn, network=a.example,b.example, memory_mb=512"
         );
         assert_eq!(Access::declared(&caps(&["resources"])), Ok(None));
+        let unlimited = Access::declared(&caps(&["access:memory_mb=0"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(unlimited.memory_mb, None);
         assert!(Access::declared(&caps(&["access:fs=everything"])).is_err());
         assert!(Access::declared(&caps(&["access:teleport"])).is_err());
     }

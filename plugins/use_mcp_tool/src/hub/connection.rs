@@ -42,7 +42,13 @@ pub(super) struct Connection {
     pub(super) repeatable: BTreeSet<String>,
     /// The connection was lost during a request: the next use connects again.
     pub(super) lost: bool,
+    /// Which connection this is (each started one gets the next number), so that a request
+    /// that failed on an earlier one does not mark this one lost.
+    pub(super) generation: u64,
 }
+
+/// The number of the last connection started.
+static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How the hub reaches the host's egress proxy for a remote server's connection: through a
 /// call's services (asked as the call's user, logged under its task) or a listing's route
@@ -225,6 +231,7 @@ pub(super) async fn start(
         stderr: tail,
         repeatable,
         lost: false,
+        generation: GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
     })
 }
 
@@ -249,9 +256,18 @@ pub(super) async fn reconnect(
     let deadline = tokio::time::Instant::now() + config.timeout;
     let mut delays = RECONNECT_DELAYS.iter();
     loop {
-        let why = match start(name, config, egress).await {
-            Ok(connection) => return Ok(connection),
-            Err(why) => why,
+        // Each attempt ends at the deadline too, so that the whole stays within the timeout.
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let attempt = tokio::time::timeout(left, start(name, config, egress)).await;
+        let why = match attempt {
+            Ok(Ok(connection)) => return Ok(connection),
+            Ok(Err(why)) => why,
+            Err(_) => {
+                return Err(format!(
+                    "MCP server \"{name}\" could not be started: {}",
+                    no_answer(config.timeout)
+                ))
+            }
         };
         match delays.next() {
             Some(delay) if !why.refused && tokio::time::Instant::now() + *delay < deadline => {

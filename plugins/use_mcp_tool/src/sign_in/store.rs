@@ -18,8 +18,24 @@ use serde::{Deserialize, Serialize};
 /// The file's name in toolhost's configuration directory.
 const FILE_NAME: &str = "mcp-sign-ins.json";
 
-/// Serializes this process's read-modify-write of the file.
+/// Serializes this process's read-modify-write of the file (other processes: [`locked`]).
 static FILE_LOCK: Mutex<()> = Mutex::new(());
+
+/// An exclusive lock on `<file>.lock` beside the file, held while it is read and written, so
+/// that two toolhost processes (a login and a host refreshing a token) do not lose each other's
+/// changes. `None` when there is no directory to lock in yet (nothing to lose either).
+fn locked(path: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path.with_extension("lock"))
+        .ok()?;
+    lock.lock().ok()?;
+    Some(lock)
+}
 
 /// What is kept for one server.
 #[derive(Default, Clone, Serialize, Deserialize)]
@@ -58,6 +74,7 @@ pub fn update(url: &str, change: impl FnOnce(&mut Entry)) -> Result<(), String> 
 
 fn entry_in(path: Option<PathBuf>, url: &str) -> Result<Entry, String> {
     let _held = FILE_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    let _locked = path.as_deref().and_then(locked);
     Ok(read(path)?.servers.remove(url).unwrap_or_default())
 }
 
@@ -68,6 +85,14 @@ fn update_in(
 ) -> Result<(), String> {
     let _held = FILE_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     let path = path.ok_or("no place to keep sign-ins: set XDG_CONFIG_HOME or HOME")?;
+    if let Some(dir) = path.parent() {
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir);
+    }
+    let _locked = locked(&path);
     let mut document = read(Some(path.clone()))?;
     let entry = document.servers.entry(url.to_string()).or_default();
     change(entry);
