@@ -430,3 +430,40 @@ fn searches_skip_clineignored_files_in_both_generations() {
         );
     }
 }
+
+#[test]
+fn skills_are_use_skills_answered_as_clines_sdk_answers() {
+    let home = Home::new("", &["skills", "use_skill"]);
+    let dir = home.ws.join(".clinerules/skills/pdf");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: pdf\ndescription: Work with PDFs\n---\nUse pdftotext.\n",
+    )
+    .unwrap();
+    let cwd = home.ws.display().to_string();
+    let call = |set: &str, tool: &str, params: Value| {
+        let params = params.to_string();
+        run(home
+            .toolhost()
+            .args(["--tools", set, "call", tool, &params, "--cwd", &cwd]))
+    };
+    let sdk = call(
+        "cline-sdk",
+        "skills",
+        json!({"skill": "/PDF", "args": "a.pdf"}),
+    );
+    assert_eq!(
+        sdk.stdout,
+        "<command-name>pdf</command-name>\n<command-args>a.pdf</command-args>\n\
+         <command-instructions>\nDescription: Work with PDFs\n\nUse pdftotext.\n\
+         </command-instructions>"
+    );
+    let unknown = call("cline-sdk", "skills", json!({"skill": "zip"}));
+    assert_eq!(
+        unknown.stdout,
+        "Skill \"zip\" not found. Available skills: pdf"
+    );
+    let legacy = call("cline-legacy", "use_skill", json!({"skill_name": "pdf"}));
+    assert!(legacy.stdout.contains("Use pdftotext."), "{legacy:?}");
+}

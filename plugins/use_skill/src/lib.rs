@@ -18,15 +18,13 @@
 //! schema (the host's required check would replace Cline's text), and the missing name, which
 //! Cline counts as a mistake, is not counted (a successful result resets the count).
 
-mod skills;
-
 use std::path::Path;
 
 use instruction_files::{InstructionFile, Origin};
 use serde_json::json;
 use tool_api::sdk::prelude::*;
 
-use skills::Skill;
+use instruction_files::skills::{self, available as available_skills, Skill};
 
 const DESCRIPTION: &str = "Load the instructions of one of the available skills (listed in your \
 instructions with a description each) when the user's request matches what a skill is for. \
@@ -151,36 +149,6 @@ fn skill_files(request: &OfferRequest) -> Vec<InstructionFile> {
 /// The UI message naming the skill (Cline's `ClineSayTool` of kind `useSkill`).
 fn skill_message(name: &str) -> String {
     json!({"tool": "useSkill", "path": name}).to_string()
-}
-
-/// The skills the model may load: discovered, resolved by name, minus the disabled ones.
-/// `setting` reads the settings (a call's, or those an MCP client's request came with).
-fn available_skills(
-    cwd: &Path,
-    setting: impl Fn(&str) -> Option<serde_json::Value>,
-) -> Result<Vec<Skill>, String> {
-    // `~` and `${env:NAME}` expanded as in every path setting.
-    let configured = setting("skills.global_dirs");
-    let global = tool_api::sdk::paths::setting_paths("skills.global_dirs", configured.as_ref())?
-        .unwrap_or_else(|| {
-            // Cline uses the home directory (Node's `os.homedir()`, which is $HOME on Unix).
-            std::env::var_os("HOME")
-                .map(|home| skills::global_dirs(Path::new(&home)))
-                .unwrap_or_default()
-        });
-    let mut dirs = skills::project_dirs(cwd);
-    dirs.extend(global);
-    let disabled: Vec<String> = setting("skills.disabled")
-        .and_then(|value| serde_json::from_value(value).ok())
-        .unwrap_or_default();
-    Ok(skills::resolve(skills::discover(&dirs))
-        .into_iter()
-        .filter(|s| {
-            !disabled
-                .iter()
-                .any(|d| *d == s.name || Path::new(d) == s.path)
-        })
-        .collect())
 }
 
 /// The result for a loaded skill.

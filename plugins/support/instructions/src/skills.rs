@@ -1,4 +1,6 @@
-//! Skills on disk: discovery, front matter, and the instructions of one skill.
+//! Skills on disk: discovery, front matter, the instructions of one skill, and the skills a
+//! workspace has under the settings ([`available`]). Used by use_skill and by Cline's SDK
+//! `skills` tool.
 //!
 //! A skill is a directory holding `SKILL.md`, whose YAML front matter gives a string `name`
 //! (equal to the directory's name) and a string `description`; the rest of the file is the
@@ -6,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use instruction_files::front_matter;
+use crate::front_matter;
 
 /// A discovered skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +97,36 @@ fn load_metadata(path: &Path, dir_name: &str) -> Option<Skill> {
 pub fn instructions(skill: &Skill) -> std::io::Result<String> {
     let text = std::fs::read_to_string(&skill.path)?;
     Ok(front_matter::split(&text).1.trim().to_string())
+}
+
+/// The skills the model may load: discovered, resolved by name, minus the disabled ones.
+/// `setting` reads the settings (a call's, or those an MCP client's request came with).
+pub fn available(
+    cwd: &Path,
+    setting: impl Fn(&str) -> Option<serde_json::Value>,
+) -> Result<Vec<Skill>, String> {
+    // `~` and `${env:NAME}` expanded as in every path setting.
+    let configured = setting("skills.global_dirs");
+    let global = tool_api::sdk::paths::setting_paths("skills.global_dirs", configured.as_ref())?
+        .unwrap_or_else(|| {
+            // Cline uses the home directory (Node's `os.homedir()`, which is $HOME on Unix).
+            std::env::var_os("HOME")
+                .map(|home| global_dirs(Path::new(&home)))
+                .unwrap_or_default()
+        });
+    let mut dirs = project_dirs(cwd);
+    dirs.extend(global);
+    let disabled: Vec<String> = setting("skills.disabled")
+        .and_then(|value| serde_json::from_value(value).ok())
+        .unwrap_or_default();
+    Ok(resolve(discover(&dirs))
+        .into_iter()
+        .filter(|s| {
+            !disabled
+                .iter()
+                .any(|d| *d == s.name || Path::new(d) == s.path)
+        })
+        .collect())
 }
 
 #[cfg(test)]
