@@ -4,6 +4,7 @@
 //! Cline's command line answers when it has no terminal.
 
 use serde_json::{json, Value};
+use tool_api::sdk::operation::invalid_param as invalid;
 use tool_api::sdk::prelude::*;
 
 const DESCRIPTION: &str = "Ask user a question for clarifying or gathering information needed to complete the task. For example, ask the user clarifying questions about a key implementation decision. You should only ask one question. Provide an array of 2-5 options for the user to choose from. Never include an option to toggle to Act mode.";
@@ -25,14 +26,6 @@ fn input_schema() -> Value {
         "required": ["question", "options"],
         "additionalProperties": false
     })
-}
-
-/// A validation error worded as Cline's SDK words it.
-fn invalid(message: &str, field: &str) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::INVALID_PARAMS,
-        format!("✖ {message}\n  → at {field}"),
-    )
 }
 
 /// The question and its options, checked as Cline's schema checks them.

@@ -1,8 +1,9 @@
 //! One edit: its parameters, checked as Cline's SDK checks them, and applying it to a file.
 
 use serde_json::Value;
-use tool_api::abi::{ToolError, ToolErrorKind};
+use tool_api::abi::ToolError;
 use tool_api::model::PathVerdict;
+use tool_api::sdk::operation::invalid_param as invalid;
 use tool_api::sdk::Params;
 use tool_api::workspace::{FsError, Workspace};
 
@@ -28,14 +29,6 @@ pub struct Edit {
     pub new_text: String,
     /// The line to insert before (any integer: the range is checked against the file).
     pub insert_line: Option<i64>,
-}
-
-/// A validation error worded as Cline's SDK words it (zod's message, then the field).
-fn invalid(message: &str, field: &str) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::INVALID_PARAMS,
-        format!("✖ {message}\n  → at {field}"),
-    )
 }
 
 impl Edit {

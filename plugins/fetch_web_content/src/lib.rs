@@ -14,7 +14,7 @@ mod text;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tool_api::sdk::operation::OperationResult;
+use tool_api::sdk::operation::{invalid_param as invalid, OperationResult};
 use tool_api::sdk::prelude::*;
 use web_support::egress::explained_message;
 use web_support::limits::read_capped;
@@ -71,12 +71,6 @@ pub struct Request {
 
 /// The requests of a call, checked as Cline's schema checks them (no looser shapes).
 pub fn requests(params: &Params) -> Result<Vec<Request>, ToolError> {
-    let invalid = |message: &str, at: &str| {
-        ToolError::new(
-            ToolErrorKind::INVALID_PARAMS,
-            format!("✖ {message}\n  → at {at}"),
-        )
-    };
     let Some(Value::Array(items)) = params.as_map().get("requests") else {
         return Err(invalid(
             "Invalid input: expected array, received undefined",

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use instruction_files::skills::{self, Skill};
 use serde_json::{json, Value};
+use tool_api::sdk::operation::invalid_param;
 use tool_api::sdk::prelude::*;
 
 const DESCRIPTION: &str = "Execute a skill within the main conversation. When users ask you to perform tasks, check if any available skills match. When users reference a slash command, invoke it with this tool. Input: `skill` (required) and optional `args`. Example: `skill: \"pdf\"`, `skill: \"commit\", args: \"-m \\\"Fix bug\\\"\"`, `skill: \"review-pr\", args: \"123\"`, `skill: \"ms-office-suite:pdf\"`. When a skill matches the user's request, invoking this tool is a blocking requirement before any other response. Never mention a skill without invoking this tool.";
@@ -88,9 +89,9 @@ impl Tool for Skills {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
         else {
-            return Err(ToolError::new(
-                ToolErrorKind::INVALID_PARAMS,
-                "✖ Too small: expected string to have >=1 characters\n  → at skill",
+            return Err(invalid_param(
+                "Too small: expected string to have >=1 characters",
+                "skill",
             ));
         };
         let args = map.get("args").and_then(Value::as_str);

@@ -3,6 +3,7 @@
 //! shown to the user as the task's result.
 
 use serde_json::{json, Value};
+use tool_api::sdk::operation::invalid_param as invalid;
 use tool_api::sdk::prelude::*;
 
 const DESCRIPTION: &str = "Submit the final answer and exit the conversation. For example, submit a summary of the investigation and confirm the issue is resolved. You should only submit once all necessary steps are completed. Make sure to verify your output matches the expected format, data types, and file locations specified. Provide a summary of the investigation and confirm the issue is resolved.";
@@ -42,12 +43,6 @@ impl Tool for SubmitAndExit {
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
         let map = call.params.as_map();
-        let invalid = |message: &str, field: &str| {
-            ToolError::new(
-                ToolErrorKind::INVALID_PARAMS,
-                format!("✖ {message}\n  → at {field}"),
-            )
-        };
         let summary = map
             .get("summary")
             .and_then(Value::as_str)

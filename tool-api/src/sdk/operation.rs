@@ -56,6 +56,15 @@ impl OperationResult {
     }
 }
 
+/// A parameter Cline's SDK tools refuse, worded as their schema library words it: `✖ MESSAGE`,
+/// then `→ at FIELD` (`✖ Too small: expected string to have >=1 characters\n  → at path`).
+pub fn invalid_param(message: &str, field: &str) -> crate::abi::ToolError {
+    crate::abi::ToolError::new(
+        crate::abi::ToolErrorKind::INVALID_PARAMS,
+        format!("✖ {message}\n  → at {field}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
