@@ -163,3 +163,51 @@ fn a_bundle_manifest_grants_what_the_plugin_declares() {
         "from the bundle"
     );
 }
+
+#[test]
+fn a_grant_to_one_build_lets_it_do_what_it_declares_until_revoked_or_rebuilt() {
+    let home = user("");
+    assert_ne!(write_note(&home).code, 0, "not granted yet");
+    let refused = write_note(&home);
+    assert!(
+        refused
+            .stdout
+            .contains("or run `toolhost plugin grant fixture_access`"),
+        "{refused:?}"
+    );
+    let unasked = run(toolhost(&home).args(["plugin", "grant", PLUGIN]));
+    assert_ne!(
+        unasked.code, 0,
+        "with nobody to ask, nothing is granted: {unasked:?}"
+    );
+    let granted = run(toolhost(&home).args(["plugin", "grant", PLUGIN, "--yes"]));
+    assert_eq!(granted.code, 0, "{granted:?}");
+    assert!(
+        granted
+            .stdout
+            .contains("what it declares (fs=workspace-write), for this build"),
+        "{granted:?}"
+    );
+    let wrote = write_note(&home);
+    assert_eq!(wrote.code, 0, "{wrote:?}");
+    assert_eq!(
+        std::fs::read_to_string(home.ws.join("note.txt")).unwrap(),
+        "hello"
+    );
+    std::fs::remove_file(home.ws.join("note.txt")).unwrap();
+
+    // Another build of the plugin (other bytes) has no grant.
+    let library = home.plugins.path().join("libfixture_access.so");
+    let mut bytes = std::fs::read(&library).unwrap();
+    bytes.extend_from_slice(b"another build");
+    std::fs::write(&library, bytes).unwrap();
+    assert_ne!(write_note(&home).code, 0, "a new build needs a new grant");
+    let granted = run(toolhost(&home).args(["plugin", "grant", PLUGIN, "--yes"]));
+    assert_eq!(granted.code, 0, "{granted:?}");
+    assert_eq!(write_note(&home).code, 0);
+    std::fs::remove_file(home.ws.join("note.txt")).unwrap();
+
+    let revoked = run(toolhost(&home).args(["plugin", "revoke", PLUGIN]));
+    assert!(revoked.stdout.contains("Revoked"), "{revoked:?}");
+    assert_ne!(write_note(&home).code, 0, "revoked");
+}

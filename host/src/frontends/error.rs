@@ -114,6 +114,9 @@ pub enum FrontendError {
     /// `toolhost plugin check` could not check the library.
     #[error("{0}")]
     PluginCheck(String),
+    /// `toolhost plugin grant` could not grant.
+    #[error("{0}")]
+    PluginGrant(String),
     /// `toolhost plugin show` of a name no loaded plugin has.
     #[error("no plugin named '{0}' is loaded (toolhost tools lists them)")]
     NoSuchPlugin(String),

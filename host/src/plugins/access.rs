@@ -52,7 +52,7 @@ impl AccessReport {
                 let place = if self.by_bundle {
                     "in its bundle's manifest (grants)".to_string()
                 } else {
-                    format!("under [plugins.{plugin}]")
+                    format!("under [plugins.{plugin}] (or run `toolhost plugin grant {plugin}`)")
                 };
                 format!("{need}: set {setting} {place}")
             })
@@ -121,9 +121,15 @@ pub fn explain_refusal(plugin: &str, report: &AccessReport, message: &str) -> Op
                      (tool_api::model::access)."
                 )
             } else {
+                let command = if report.by_bundle {
+                    String::new()
+                } else {
+                    format!(", or run `toolhost plugin grant {plugin}`")
+                };
                 format!(
                     "toolhost's sandbox refused plugin \"{plugin}\": it declares {declared}, but \
-                     is granted only {granted}, so it lacks {}. To grant it, set {} in {where_granted}.",
+                     is granted only {granted}, so it lacks {}. To grant it, set {} in \
+                     {where_granted}{command}.",
                     missing.join(", "),
                     setting(&missing)
                 )

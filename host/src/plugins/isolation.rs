@@ -126,6 +126,10 @@ impl Placement {
     ) -> Result<Launch, LoadError> {
         let name = known.map(|(name, _)| name);
         let mut options = self.settings.options(name);
+        // The user's grant to this very build (`toolhost plugin grant`), over the settings'.
+        if let Some(remembered) = name.and_then(|name| super::grants::remembered(name, library)) {
+            options = options.merged(&remembered);
+        }
         let bundle_grant = library
             .file_name()
             .and_then(|n| self.bundle_grants.get(n.to_string_lossy().as_ref()));

@@ -3,7 +3,8 @@
 //! registry of tool names they provide (`registry`), the names they serve at run time
 //! (`runtime_tools`), curated bundles (`bundle`), replaced libraries (`watch`), the seam
 //! every call goes through (`handler`), where plugins run (`isolation`; isolated ones in
-//! `worker` processes, with the `access` they declare and are granted), and the process's private directory of library copies and workers'
+//! `worker` processes, with the `access` they declare and are granted, and the `grants` the
+//! user gave one build), and the process's private directory of library copies and workers'
 //! temporary directories (`private_dir`).
 
 pub(crate) mod abi;
@@ -12,6 +13,7 @@ pub mod bundle;
 pub(crate) mod discovery;
 pub(crate) mod elf;
 pub(crate) mod error;
+pub mod grants;
 pub mod handler;
 pub mod handler_call;
 pub(crate) mod index;

@@ -23,6 +23,12 @@ use sha2::{Digest, Sha256};
 
 use super::error::LoadError;
 
+/// SHA-256 of a file, lowercase hex (a library's identity: bundles pin it, grants name it).
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(hex::encode(Sha256::digest(&bytes)))
+}
+
 /// A sealed in-memory copy of a library file.
 pub struct SealedLibrary {
     file: File,

@@ -81,9 +81,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, FrontendError> {
         Command::Bundle(_)
         | Command::Hooks(_)
         | Command::Egress(_)
-        | Command::Plugin(plugin::PluginCommand::New(_) | plugin::PluginCommand::Check { .. }) => {
-            PluginSource::default()
-        }
+        | Command::Plugin(
+            plugin::PluginCommand::New(_)
+            | plugin::PluginCommand::Check { .. }
+            | plugin::PluginCommand::Revoke { .. },
+        ) => PluginSource::default(),
         _ => PluginSource::new(
             &cli.plugins,
             cli.bundle.as_deref(),

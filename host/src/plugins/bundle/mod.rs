@@ -38,7 +38,6 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 use crate::plugins::discovery::library_files;
 use crate::plugins::isolation::{Placement, Required};
@@ -61,8 +60,7 @@ pub const SIGNATURE_FILE: &str = "bundle.toml.sig";
 
 /// SHA-256 of a file, lowercase hex.
 pub fn sha256_file(path: &Path) -> Result<String, BundleError> {
-    let bytes = std::fs::read(path).map_err(|e| read_error(path, e))?;
-    Ok(hex::encode(Sha256::digest(&bytes)))
+    crate::plugins::sealed::sha256_file(path).map_err(|e| read_error(path, e))
 }
 
 /// Writes a new key pair to `PREFIX.key` (secret, mode 0600 on Unix) and `PREFIX.pub`.

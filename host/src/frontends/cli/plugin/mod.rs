@@ -1,8 +1,10 @@
 //! `toolhost plugin`: for plugin authors and the users who run their plugins. `show NAME`
-//! (what a loaded plugin declares, is granted and gets), `new NAME` (a crate to start from),
+//! (what a loaded plugin declares, is granted and gets), `grant NAME` and `revoke NAME` (what
+//! it declares, for this build), `new NAME` (a crate to start from),
 //! `check LIB` (what a host checks before loading a library, without loading it here).
 
 mod check;
+mod grant;
 mod new;
 mod show;
 
@@ -27,6 +29,20 @@ pub enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Grants a loaded plugin what it declares, for this build of it (its library's SHA-256):
+    /// asked on a terminal, or `--yes`. A new build needs a new grant.
+    Grant {
+        /// The plugin's name.
+        name: String,
+        /// Grant without asking.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Takes back the grant `grant` gave a plugin.
+    Revoke {
+        /// The plugin's name.
+        name: String,
+    },
     /// Writes a plugin crate to start from: one tool with a partial handler, a test on the
     /// SDK's test host, a README. It depends on tool-api by path, git or version.
     New(new::NewArgs),
@@ -50,6 +66,8 @@ pub fn run_command(
 ) -> Result<ExitCode, FrontendError> {
     match command {
         PluginCommand::Show { name, json } => show::run(&*host()?, &name, json),
+        PluginCommand::Grant { name, yes } => grant::grant(&*host()?, &name, yes),
+        PluginCommand::Revoke { name } => grant::revoke(&name),
         PluginCommand::New(args) => new::run(&args),
         PluginCommand::Check { library, json } => check::run(&library, json),
     }
