@@ -31,7 +31,11 @@ fn the_bundled_plugins_and_the_sound_fixtures_pass() {
 fn each_broken_fixture_fails_with_its_reason() {
     for (name, reason) in [
         ("fixture_not_a_plugin", "not a toolhost plugin"),
-        ("fixture_wrong_abi_version", "incompatible ABI version"),
+        (
+            "fixture_wrong_abi_version",
+            "incompatible ABI version: built against tool-api 2.0.0, this host uses tool-api \
+             1.0.0: it needs a toolhost built against tool-api 2.x",
+        ),
         ("fixture_wrong_layout", "incompatible ABI layout"),
         ("fixture_needs_newer_host", "needs a newer host"),
     ] {

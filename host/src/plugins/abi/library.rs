@@ -80,9 +80,28 @@ fn classify(error: LibraryError) -> LoadError {
             expected_version,
             actual_version,
             ..
-        } => LoadError::AbiVersion(format!(
-            "built against tool-api {actual_version}, this host uses tool-api {expected_version}"
-        )),
+        } => {
+            let (theirs, ours) = (actual_version.to_string(), expected_version.to_string());
+            let major = |v: &str| {
+                v.split('.')
+                    .next()
+                    .unwrap_or("0")
+                    .parse::<u64>()
+                    .unwrap_or(0)
+            };
+            let what_to_do = if major(&theirs) > major(&ours) {
+                format!(
+                    "it needs a toolhost built against tool-api {}.x (this one is toolhost {})",
+                    major(&theirs),
+                    env!("CARGO_PKG_VERSION")
+                )
+            } else {
+                format!("rebuild it against tool-api {}.x", major(&ours))
+            };
+            LoadError::AbiVersion(format!(
+                "built against tool-api {theirs}, this host uses tool-api {ours}: {what_to_do}"
+            ))
+        }
         LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
             LoadError::AbiVersion("built with an incompatible abi_stable version".to_string())
         }
