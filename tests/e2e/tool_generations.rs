@@ -467,3 +467,47 @@ fn skills_are_use_skills_answered_as_clines_sdk_answers() {
     let legacy = call("cline-legacy", "use_skill", json!({"skill_name": "pdf"}));
     assert!(legacy.stdout.contains("Use pdftotext."), "{legacy:?}");
 }
+
+#[test]
+fn the_question_and_the_submission_answer_as_clines_command_line() {
+    let home = Home::new("", &["ask_question", "submit_and_exit"]);
+    let call = |set: &str, tool: &str, params: Value| {
+        let params = params.to_string();
+        run(home
+            .toolhost()
+            .args(["--tools", set, "call", tool, &params]))
+    };
+    // With nobody to ask, the first option (Cline's command line without a terminal).
+    let asked = call(
+        "cline-sdk",
+        "ask_question",
+        json!({"question": "Which database?", "options": ["Postgres", "SQLite"]}),
+    );
+    assert_eq!(asked.stdout, "Postgres", "{asked:?}");
+    let one_option = call(
+        "cline-sdk",
+        "ask_question",
+        json!({"question": "Which?", "options": ["only"]}),
+    );
+    assert!(
+        one_option
+            .stdout
+            .contains("✖ Too small: expected array to have >=2 items\n  → at options"),
+        "{one_option:?}"
+    );
+    let submitted = call(
+        "cline-sdk:yolo",
+        "submit_and_exit",
+        json!({"summary": "Fixed the parser; tests pass.", "verified": true}),
+    );
+    assert_eq!(
+        submitted.stdout,
+        "Submission recorded (verified): Fixed the parser; tests pass."
+    );
+    let not_in_act = call(
+        "cline-sdk",
+        "submit_and_exit",
+        json!({"summary": "Fixed the parser; tests pass.", "verified": true}),
+    );
+    assert_ne!(not_in_act.code, 0, "yolo only: {not_in_act:?}");
+}
