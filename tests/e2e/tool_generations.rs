@@ -63,7 +63,18 @@ fn user(settings: &str) -> Home {
     home
 }
 
-fn call(home: &Home, generation: &Generation, (tool, params): (&str, Value), yes: bool) -> Run {
+fn call(home: &Home, generation: &Generation, request: (&str, Value), yes: bool) -> Run {
+    call_with(home.toolhost(), home, generation, request, yes)
+}
+
+/// [`call`] made by `toolhost` (a `home.toolhost()` with more set on it).
+fn call_with(
+    mut toolhost: std::process::Command,
+    home: &Home,
+    generation: &Generation,
+    (tool, params): (&str, Value),
+    yes: bool,
+) -> Run {
     let cwd = home.ws.display().to_string();
     let mut args = vec!["--tools", generation.set, "call", tool];
     let params = params.to_string();
@@ -72,7 +83,7 @@ fn call(home: &Home, generation: &Generation, (tool, params): (&str, Value), yes
     if yes {
         args.push("--yes");
     }
-    run(home.toolhost().args(&args))
+    run(toolhost.args(&args))
 }
 
 #[test]
@@ -248,23 +259,17 @@ fn commands_meet_the_same_policies_in_both_generations() {
     for generation in [&LEGACY, &SDK] {
         let home = user("");
         let command = |line: &str, permissions: Option<&str>| {
-            let (tool, params) = (generation.command)(line);
-            let cwd = home.ws.display().to_string();
-            let params = params.to_string();
             let mut toolhost = home.toolhost();
             if let Some(permissions) = permissions {
                 toolhost.env("CLINE_COMMAND_PERMISSIONS", permissions);
             }
-            run(toolhost.args([
-                "--tools",
-                generation.set,
-                "call",
-                tool,
-                &params,
-                "--cwd",
-                &cwd,
-                "--yes",
-            ]))
+            call_with(
+                toolhost,
+                &home,
+                generation,
+                (generation.command)(line),
+                true,
+            )
         };
         let ran = command("cat notes.txt", None);
         assert!(ran.stdout.contains("inside"), "{}: {ran:?}", generation.set);
@@ -405,19 +410,12 @@ fn fetch_web_content_answers_pages_through_the_egress_policy() {
 fn searches_skip_clineignored_files_in_both_generations() {
     for generation in [&LEGACY, &SDK] {
         let home = user("");
-        let (tool, params) = (generation.search)("hidden|inside");
-        let cwd = home.ws.display().to_string();
-        let params = params.to_string();
-        let found = run(home.toolhost().args([
-            "--tools",
-            generation.set,
-            "call",
-            tool,
-            &params,
-            "--cwd",
-            &cwd,
-            "--yes",
-        ]));
+        let found = call(
+            &home,
+            generation,
+            (generation.search)("hidden|inside"),
+            true,
+        );
         assert!(
             found.stdout.contains("notes.txt"),
             "{}: {found:?}",

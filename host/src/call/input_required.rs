@@ -5,7 +5,7 @@
 //! its context, as a 2026-07-28 MCP client would call it again. A tool may ask
 //! [`MAX_ROUNDS`] times in one call.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use tool_api::model::{McpInput, ToolContent};
 use tool_api::sdk::mcp_result::input_requests;
 
@@ -85,7 +85,7 @@ impl Host {
             let answer = match method {
                 "elicitation/create" => ui_service(self, options, subagent, "elicit", params)?,
                 "sampling/createMessage" => ui_service(self, options, subagent, "sample", params)?,
-                "roots/list" => self.roots_answer(),
+                "roots/list" => self.workspace.mcp_roots(),
                 other => {
                     return Err(CallError::new(
                         ErrorKind::Unavailable,
@@ -96,21 +96,5 @@ impl Host {
             answers.insert(key, answer);
         }
         Ok(answers)
-    }
-
-    /// The workspace's roots as MCP's `roots/list` result.
-    fn roots_answer(&self) -> Value {
-        let roots: Vec<Value> = self
-            .workspace
-            .roots()
-            .into_iter()
-            .map(|root| {
-                let uri = url::Url::from_file_path(&root.path)
-                    .map(String::from)
-                    .unwrap_or_else(|()| format!("file://{}", root.path));
-                json!({"uri": uri, "name": root.name})
-            })
-            .collect();
-        json!({"roots": roots})
     }
 }

@@ -13,7 +13,7 @@ pub fn answer(ctx: &Ctx<'_>, method: &str, params: &Value) -> Option<Value> {
     match method {
         "elicitation/create" => elicit(ctx, params),
         "sampling/createMessage" => ctx.sample(params).ok(),
-        "roots/list" => Some(roots(ctx)),
+        "roots/list" => Some(ctx.workspace().mcp_roots()),
         _ => None,
     }
 }
@@ -52,22 +52,6 @@ fn fill_defaults(content: &mut Map<String, Value>, schema: &Value) {
                 .or_insert_with(|| default.clone());
         }
     }
-}
-
-/// The workspace's roots as MCP's `roots/list` result.
-fn roots(ctx: &Ctx<'_>) -> Value {
-    let roots: Vec<Value> = ctx
-        .workspace()
-        .roots()
-        .into_iter()
-        .map(|root| {
-            let uri = url::Url::from_file_path(&root.path)
-                .map(String::from)
-                .unwrap_or_else(|()| format!("file://{}", root.path));
-            json!({"uri": uri, "name": root.name})
-        })
-        .collect();
-    json!({"roots": roots})
 }
 
 #[cfg(test)]

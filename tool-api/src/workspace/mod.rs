@@ -173,6 +173,22 @@ impl Workspace {
             .collect()
     }
 
+    /// The roots as MCP's `roots/list` result (`{"roots": [{"uri", "name"}]}`): what a host or
+    /// a plugin answers a server that asks for them.
+    pub fn mcp_roots(&self) -> serde_json::Value {
+        let roots: Vec<serde_json::Value> = self
+            .roots
+            .iter()
+            .map(|root| {
+                let uri = url::Url::from_file_path(&root.path)
+                    .map(String::from)
+                    .unwrap_or_else(|()| format!("file://{}", root.path.display()));
+                serde_json::json!({"uri": uri, "name": root.name})
+            })
+            .collect();
+        serde_json::json!({"roots": roots})
+    }
+
     /// The primary root's `.clineignore` rules.
     pub fn ignore(&self) -> &ClineIgnore {
         &self.roots[0].ignore
