@@ -60,6 +60,7 @@ mod sdk_conformance;
 mod search_files;
 mod secrets;
 mod settings;
+mod spawn_agent;
 mod subagents;
 mod third_party;
 mod tool_generations;

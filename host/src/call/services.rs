@@ -188,7 +188,9 @@ impl CallServices for HostCallServices {
     /// `"dedicated": true`, `{"url"}` of a port of its own, for a client that sends no token);
     /// `egress.refusals` (`{"authorization"}`) with the refusals since the last time
     /// (`{"refusals": [...]}`); `ui.elicit`, `ui.sample`, `ui.progress` and `ui.log` as
-    /// [`super::ui_services`] says; anything else is `UNAVAILABLE`.
+    /// [`super::ui_services`] says; `tools.list` with the tools the host serves, as a model
+    /// sees them (`{"tools": [{"name", "description", "input_schema"}]}`, by name); anything
+    /// else is `UNAVAILABLE`.
     fn call_service(
         &self,
         service: &str,
@@ -283,6 +285,21 @@ impl CallServices for HostCallServices {
             ("egress", "refusals") => {
                 let authorization = payload["authorization"].as_str().unwrap_or_default();
                 Ok(serde_json::json!({"refusals": crate::egress::refusals(authorization)}))
+            }
+            ("tools", "list") => {
+                let host = self.host()?;
+                let tools: Vec<Value> = host
+                    .tools()
+                    .into_iter()
+                    .map(|(name, tool)| {
+                        serde_json::json!({
+                            "name": name,
+                            "description": tool.spec.description,
+                            "input_schema": tool.spec.input_schema,
+                        })
+                    })
+                    .collect();
+                Ok(serde_json::json!({ "tools": tools }))
             }
             ("ui", method) => {
                 let host = self.host()?;

@@ -5,8 +5,8 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-use crate::conversation::Usage;
-use crate::tools::cut;
+use agent_support::conversation::Usage;
+use agent_support::cut;
 
 /// Characters of a subagent's result or error kept in the summary (Cline's 1200).
 pub const DETAIL_CHARS: usize = 1200;

@@ -3,11 +3,8 @@
 //! host's full dispatch (`.clineignore`, command permissions, the workspace boundary and
 //! approvals still apply).
 //!
-//! - [`settings`]: `[llm]` (`base_url`, `model`, `protocol = "openai" | "anthropic"`,
-//!   `api_key_env`, ...) and `[subagents]` (`enabled`, `max_turns`).
-//! - [`conversation`]: the protocol-neutral conversation and its two wire formats (native tool
-//!   calling, non-streaming requests).
-//! - [`endpoint`]: one request with Cline's retry rule, on a runtime of its own.
+//! - The model endpoint (`[llm]`), the conversation and one request are agent_support's,
+//!   shared with spawn_agent; [`settings`]: the gate, `subagents.enabled`.
 //! - [`runner`]: one subagent's loop; [`board`]: the status of all, the `subagent` UI event and
 //!   the summary the main agent reads; [`tools`]: the tools offered to a subagent.
 //! - [`agents`]: named subagents from agent config files, each offered as `use_subagent_<name>`
@@ -19,20 +16,18 @@
 
 pub mod agents;
 pub mod board;
-pub mod conversation;
-pub mod endpoint;
 pub mod prompt;
 pub mod runner;
 pub mod settings;
 pub mod tools;
 
+use agent_support::conversation::ToolDef;
+use agent_support::llm::LlmSettings;
 use tool_api::sdk::prelude::*;
 
 use crate::agents::NamedAgent;
 use crate::board::{summary, usage_event, Board};
 use crate::runner::Shared;
-use crate::settings::LlmSettings;
-use crate::tools::ToolDef;
 
 const DESCRIPTION: &str = "Start up to five research subagents that work in parallel, each on \
 one prompt, and get their findings back in one result. A subagent reads files, lists \
@@ -151,7 +146,7 @@ impl Tool for UseSubagents {
         if call.task.is_subagent {
             return Err(ToolError::new(ToolErrorKind::FAILED, NESTED));
         }
-        let mut llm = LlmSettings::read(ctx)?;
+        let mut llm = LlmSettings::read(ctx, GENERIC)?;
         let Some(named) = agent else {
             let prompts = prompts(&call.params)?;
             return run_all(
@@ -195,7 +190,7 @@ fn run_all(
     tools: &[ToolDef],
 ) -> ToolResult {
     let api_key = llm.api_key()?;
-    let max_turns = settings::max_turns(ctx)?;
+    let max_turns = agent_support::llm::max_turns(ctx)?;
     let board = Board::new(prompts, llm.context_window, |json| {
         ctx.say_partial("subagent", json);
     });

@@ -1,16 +1,19 @@
 //! One subagent: its own conversation with the model, tool calls through the host, until
 //! attempt_completion, the turn limit, a failure or the call's cancellation.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tool_api::abi::ToolErrorKind;
 use tool_api::sdk::Ctx;
 use tool_api::texts;
 
+use agent_support::conversation::{
+    parse_arguments, request_body, Message, ToolAnswer, ToolDef, ToolRequest,
+};
+use agent_support::endpoint::{send, RequestError};
+use agent_support::llm::LlmSettings;
+
 use crate::board::{Board, Status};
-use crate::conversation::{request_body, Message, ToolAnswer, ToolRequest};
-use crate::endpoint::{send, RequestError};
-use crate::settings::LlmSettings;
-use crate::tools::{is_offered, preview, ToolDef, ATTEMPT_COMPLETION};
+use crate::tools::{is_offered, preview, ATTEMPT_COMPLETION};
 
 /// The failure of a cancelled run (Cline's text).
 pub const CANCELLED: &str = "Subagent run cancelled.";
@@ -184,54 +187,5 @@ fn execute(shared: &Shared<'_, '_>, index: usize, call: &ToolRequest) -> Step {
         Ok(content) => Step::Answer(content.joined_text()),
         Err(e) if e.kind == ToolErrorKind::DENIED => Step::Answer(e.message.to_string()),
         Err(e) => Step::Answer(texts::tool_error(e.message.as_str())),
-    }
-}
-
-/// The arguments as an object: a JSON object, or a string holding one (OpenAI sends a string).
-///
-/// Only strict JSON is accepted; the model is told what was wrong and can send the call again.
-/// (The host's lenient JSON5 fallback lives in the host crate, which a plugin must not link.)
-pub fn parse_arguments(raw: &Value) -> Result<Map<String, Value>, String> {
-    let parsed = match raw {
-        Value::Null => return Ok(Map::new()),
-        Value::String(text) if text.trim().is_empty() => return Ok(Map::new()),
-        Value::String(text) => serde_json::from_str::<Value>(text).map_err(|e| {
-            format!("The tool call's arguments are not valid JSON ({e}). Send the arguments again as one JSON object.")
-        })?,
-        other => other.clone(),
-    };
-    match parsed {
-        Value::Object(map) => Ok(map),
-        other => Err(format!(
-            "The tool call's arguments must be a JSON object, not {other}. Send the arguments again as one JSON object."
-        )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn arguments_are_an_object_or_a_string_holding_one() {
-        let Value::Object(expected) = json!({"path": "a"}) else {
-            unreachable!()
-        };
-        assert_eq!(
-            parse_arguments(&json!("{\"path\":\"a\"}")),
-            Ok(expected.clone())
-        );
-        assert_eq!(parse_arguments(&json!({"path": "a"})), Ok(expected));
-        assert_eq!(parse_arguments(&json!("")), Ok(Map::new()));
-        assert_eq!(
-            parse_arguments(&json!("[1]")),
-            Err("The tool call's arguments must be a JSON object, not [1]. Send the arguments again as one JSON object.".to_string())
-        );
-        assert_eq!(
-            parse_arguments(&json!("{path: 'a'}")),
-            Err("The tool call's arguments are not valid JSON (key must be a string at line 1 column 2). Send the arguments again as one JSON object.".to_string())
-        );
     }
 }

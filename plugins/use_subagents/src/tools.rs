@@ -1,21 +1,12 @@
 //! The tools a subagent may call, as the model sees them, and the one-line preview of a call.
 //!
-//! The definitions are written here rather than taken from the plugins' own specs because the
-//! host offers no service that lists specs to a plugin; a host "specs" service would remove this
-//! duplication. They carry only the parameters a research subagent needs.
+//! The definitions are written here rather than taken from the host's `tools.list` (the served
+//! tools' full specs, which spawn_agent offers): a research subagent gets a fixed read-only set,
+//! whatever the host serves, with only the parameters it needs.
 
+use agent_support::conversation::ToolDef;
+use agent_support::cut;
 use serde_json::{json, Map, Value};
-
-/// A tool definition: name, description, JSON Schema of its arguments.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolDef {
-    /// The tool's name.
-    pub name: &'static str,
-    /// What it does, for the model.
-    pub description: &'static str,
-    /// The JSON Schema of its arguments object.
-    pub schema: Value,
-}
 
 /// The name that ends a subagent's run.
 pub const ATTEMPT_COMPLETION: &str = "attempt_completion";
@@ -112,8 +103,8 @@ fn definition(name: &'static str) -> ToolDef {
         }
     }
     ToolDef {
-        name,
-        description,
+        name: name.to_string(),
+        description: description.to_string(),
         schema: json!({"type": "object", "properties": properties, "required": required}),
     }
 }
@@ -145,14 +136,6 @@ pub fn preview(name: &str, args: &Map<String, Value>) -> String {
     format!("{name}({})", parts.join(", "))
 }
 
-/// The first `max` characters of `text`, with `...` when cut.
-pub fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,15 +147,15 @@ mod tests {
         assert!(is_offered(&tools, "attempt_completion"));
         assert!(!is_offered(&tools, "write_to_file"));
         assert!(!is_offered(&tools, "use_subagents"));
-        let names: Vec<&str> = tools.iter().map(|d| d.name).collect();
+        let names: Vec<&str> = tools.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, DEFAULT_TOOLS.to_vec());
     }
 
     #[test]
     fn an_agent_gets_the_default_set_cut_to_its_list() {
-        let names = |list: &[&str]| -> Vec<&'static str> {
+        let names = |list: &[&str]| -> Vec<String> {
             let list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
-            definitions_for(&list).iter().map(|d| d.name).collect()
+            definitions_for(&list).into_iter().map(|d| d.name).collect()
         };
         assert_eq!(names(&[]), DEFAULT_TOOLS.to_vec());
         assert_eq!(

@@ -12,7 +12,7 @@ use tool_api::sdk::Ctx;
 use web_support::{build_client, describe_error, status_error};
 
 use crate::conversation::{endpoint_path, parse_reply, Reply};
-use crate::settings::{LlmSettings, Protocol};
+use crate::llm::{LlmSettings, Protocol};
 
 /// The Anthropic API version the request format follows.
 const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -120,7 +120,7 @@ fn send_once(
             format!(
                 "{}: {}",
                 status_error(status),
-                crate::tools::cut(detail, ERROR_BODY_CHARS)
+                crate::cut(detail, ERROR_BODY_CHARS)
             )
         };
         return Err(RequestError::Failed {

@@ -1,10 +1,20 @@
-//! A subagent's conversation in a protocol-neutral form, and its encoding for the OpenAI chat
+//! An agent's conversation in a protocol-neutral form, and its encoding for the OpenAI chat
 //! completions and Anthropic messages APIs (native tool calling, no streaming).
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-use crate::settings::{LlmSettings, Protocol, DEFAULT_MAX_TOKENS};
-use crate::tools::ToolDef;
+use crate::llm::{LlmSettings, Protocol, DEFAULT_MAX_TOKENS};
+
+/// A tool definition as the model sees it: name, description, JSON Schema of its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// The JSON Schema of its arguments object.
+    pub schema: Value,
+}
 
 /// One tool call the model asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -271,16 +281,37 @@ fn parse_anthropic(body: &Value) -> Result<Reply, String> {
     })
 }
 
+/// The arguments as an object: a JSON object, or a string holding one (OpenAI sends a string).
+///
+/// Only strict JSON is accepted; the model is told what was wrong and can send the call again.
+/// (The host's lenient JSON5 fallback lives in the host crate, which a plugin must not link.)
+pub fn parse_arguments(raw: &Value) -> Result<Map<String, Value>, String> {
+    let parsed = match raw {
+        Value::Null => return Ok(Map::new()),
+        Value::String(text) if text.trim().is_empty() => return Ok(Map::new()),
+        Value::String(text) => serde_json::from_str::<Value>(text).map_err(|e| {
+            format!("The tool call's arguments are not valid JSON ({e}). Send the arguments again as one JSON object.")
+        })?,
+        other => other.clone(),
+    };
+    match parsed {
+        Value::Object(map) => Ok(map),
+        other => Err(format!(
+            "The tool call's arguments must be a JSON object, not {other}. Send the arguments again as one JSON object."
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::settings::LlmSettings;
 
     fn llm(protocol: &str) -> LlmSettings {
         LlmSettings::read(
             &json!({"llm": {"base_url": "http://h", "model": "m", "protocol": protocol}}),
+            "a_tool",
         )
         .unwrap()
     }
@@ -375,6 +406,27 @@ mod tests {
         assert_eq!(
             parse_reply(Protocol::OpenAi, &json!({"error": "x"})),
             Err("the answer has no choices[0].message".to_string())
+        );
+    }
+
+    #[test]
+    fn arguments_are_an_object_or_a_string_holding_one() {
+        let Value::Object(expected) = json!({"path": "a"}) else {
+            unreachable!()
+        };
+        assert_eq!(
+            parse_arguments(&json!("{\"path\":\"a\"}")),
+            Ok(expected.clone())
+        );
+        assert_eq!(parse_arguments(&json!({"path": "a"})), Ok(expected));
+        assert_eq!(parse_arguments(&json!("")), Ok(Map::new()));
+        assert_eq!(
+            parse_arguments(&json!("[1]")),
+            Err("The tool call's arguments must be a JSON object, not [1]. Send the arguments again as one JSON object.".to_string())
+        );
+        assert_eq!(
+            parse_arguments(&json!("{path: 'a'}")),
+            Err("The tool call's arguments are not valid JSON (key must be a string at line 1 column 2). Send the arguments again as one JSON object.".to_string())
         );
     }
 }

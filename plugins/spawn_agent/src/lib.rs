@@ -1,0 +1,279 @@
+//! The `spawn_agent` tool of Cline's SDK tool set (`cline-sdk`; every preset but yolo): a
+//! sub-agent with the system prompt the model wrote, working on one task until it answers
+//! without calling a tool.
+//!
+//! The sub-agent talks to the model endpoint of the settings (`[llm]`, as use_subagents does,
+//! through [`agent_support`]) and is offered every tool the host serves, as the model sees them
+//! (the host's `tools.list`). Its calls go through the host's full dispatch as a subagent's:
+//! `.clineignore`, the command policy, the workspace boundary and the sandbox apply, and what
+//! is not auto-approved is refused, since a subagent never asks the user. The answer is Cline's
+//! `SpawnAgentOutput` as JSON: the last text, the iterations, why it finished, and the tokens.
+
+use agent_support::conversation::{
+    parse_arguments, request_body, Message, ToolAnswer, ToolDef, ToolRequest, Usage,
+};
+use agent_support::endpoint::{send, RequestError};
+use agent_support::llm::{max_turns, LlmSettings};
+use serde_json::{json, Value};
+use tool_api::sdk::operation::invalid_param as invalid;
+use tool_api::sdk::prelude::*;
+
+/// The tool's name.
+pub const NAME: &str = "spawn_agent";
+
+const DESCRIPTION: &str = "Spawn a sub-agent with a custom system prompt for specialized tasks. Use when delegating work that benefits from focused expertise.";
+
+/// The tool's input schema, as Cline's SDK shows it to the model.
+fn input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "systemPrompt": {"type": "string", "description": "System prompt defining the sub-agent's behavior"},
+            "task": {"type": "string", "description": "Task for the sub-agent to complete"}
+        },
+        "required": ["systemPrompt", "task"],
+        "additionalProperties": false
+    })
+}
+
+/// Why a run finished (Cline's `AgentFinishReason`, of the values a run here can reach).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The model answered without calling a tool.
+    Completed,
+    /// The run made `subagents.max_turns` requests.
+    MaxIterations,
+}
+
+impl Finish {
+    /// Cline's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::MaxIterations => "max_iterations",
+        }
+    }
+}
+
+/// What a run ends with: Cline's `SpawnAgentOutput`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The model's last text.
+    pub text: String,
+    /// The requests made.
+    pub iterations: u64,
+    /// Why it finished.
+    pub finish: Finish,
+    /// The tokens of all its requests.
+    pub usage: Usage,
+}
+
+impl Outcome {
+    /// The answer the model reads: the output as compact JSON, with Cline's keys.
+    pub fn to_json(&self) -> String {
+        json!({
+            "text": self.text,
+            "iterations": self.iterations,
+            "finishReason": self.finish.name(),
+            "usage": {"inputTokens": self.usage.input, "outputTokens": self.usage.output},
+        })
+        .to_string()
+    }
+}
+
+/// The spawn_agent tool.
+#[derive(Debug, Default)]
+pub struct SpawnAgent;
+
+impl Tool for SpawnAgent {
+    fn specs(&self) -> Vec<ToolSpec> {
+        let mut spec = ToolSpec::simple(NAME, DESCRIPTION, &[])
+            .approval(ApprovalCategory::Read)
+            .title("Spawn a sub-agent")
+            .open_world()
+            .runs_long()
+            .calls_as_subagent()
+            .checks_own_params();
+        spec.input_schema = input_schema();
+        vec![spec]
+    }
+
+    fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
+        let map = call.params.as_map();
+        let text_param = |name: &str| match map.get(name) {
+            Some(Value::String(text)) => Ok(text.clone()),
+            Some(other) => Err(invalid(
+                &format!("Invalid input: expected string, received {}", kind(other)),
+                name,
+            )),
+            None => Err(invalid(
+                "Invalid input: expected string, received undefined",
+                name,
+            )),
+        };
+        let system = text_param("systemPrompt")?;
+        let task = text_param("task")?;
+        let llm = LlmSettings::read(ctx, NAME)?;
+        let tools = served_tools(ctx)?;
+        let outcome = run(ctx, &llm, system.trim(), &task, &tools)?;
+        Ok(ToolContent::text(outcome.to_json()))
+    }
+}
+
+/// The tools the host serves, as the model sees them.
+fn served_tools(ctx: &Ctx<'_>) -> Result<Vec<ToolDef>, ToolError> {
+    let listed = ctx.call_service("tools", "list", &json!({}))?;
+    let tools = listed["tools"].as_array().cloned().unwrap_or_default();
+    Ok(tools
+        .into_iter()
+        .filter_map(|tool| {
+            Some(ToolDef {
+                name: tool["name"].as_str()?.to_string(),
+                description: tool["description"].as_str().unwrap_or_default().to_string(),
+                schema: tool["input_schema"].clone(),
+            })
+        })
+        .collect())
+}
+
+/// The sub-agent's loop: a request, its tool calls through the host, again, until an answer
+/// without tool calls or the turn limit.
+fn run(
+    ctx: &Ctx<'_>,
+    llm: &LlmSettings,
+    system: &str,
+    task: &str,
+    tools: &[ToolDef],
+) -> Result<Outcome, ToolError> {
+    let api_key = llm.api_key()?;
+    let limit = max_turns(ctx)?;
+    let mut messages = vec![Message::User(vec![task.to_string()])];
+    let mut usage = Usage::default();
+    let mut text = String::new();
+    for iteration in 1..=limit {
+        let body = request_body(llm, system, tools, &messages);
+        let reply = match send(ctx, llm, api_key.as_deref(), &body) {
+            Ok(reply) => reply,
+            Err(RequestError::Cancelled) => return Err(cancelled()),
+            Err(RequestError::Failed { message, .. }) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::FAILED,
+                    format!("The sub-agent's model request failed: {message}"),
+                ))
+            }
+        };
+        usage.input += reply.usage.input;
+        usage.output += reply.usage.output;
+        text = reply.text.clone();
+        if reply.calls.is_empty() {
+            return Ok(Outcome {
+                text,
+                iterations: iteration,
+                finish: Finish::Completed,
+                usage,
+            });
+        }
+        let mut answers = Vec::new();
+        for request in &reply.calls {
+            if ctx.is_cancelled() {
+                return Err(cancelled());
+            }
+            answers.push(ToolAnswer {
+                id: request.id.clone(),
+                text: answer(ctx, tools, request),
+            });
+        }
+        messages.push(Message::Assistant {
+            text: reply.text,
+            calls: reply.calls,
+        });
+        messages.push(Message::Results(answers));
+    }
+    Ok(Outcome {
+        text,
+        iterations: limit,
+        finish: Finish::MaxIterations,
+        usage,
+    })
+}
+
+/// What the model reads as the result of one of its tool calls.
+fn answer(ctx: &Ctx<'_>, tools: &[ToolDef], request: &ToolRequest) -> String {
+    if !tools.iter().any(|tool| tool.name == request.name) {
+        return texts::tool_error(&format!("Tool '{}' is not available.", request.name));
+    }
+    let arguments = match parse_arguments(&request.raw_arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => return texts::tool_error(&message),
+    };
+    match ctx.invoke_tool(&request.name, &Value::Object(arguments)) {
+        Ok(content) => content.joined_text(),
+        Err(e) if e.kind == ToolErrorKind::DENIED => e.message.to_string(),
+        Err(e) => texts::tool_error(e.message.as_str()),
+    }
+}
+
+fn cancelled() -> ToolError {
+    ToolError::new(
+        ToolErrorKind::CANCELLED,
+        "The sub-agent's run was cancelled.",
+    )
+}
+
+/// A JSON value's kind, as Cline's schema library names it in its errors.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+tool_api::submit_tool!(SpawnAgent);
+tool_api::export_plugin!(
+    capabilities: [
+        tool_api::model::access::FS_WORKSPACE_READ,
+        tool_api::model::access::NETWORK_ANY,
+        "toolset:cline-sdk@act",
+        "toolset:cline-sdk@plan",
+        "toolset:cline-sdk@search",
+        "toolset:cline-sdk@minimal",
+        "toolset:cline-sdk@default",
+    ]
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_has_cline_s_keys() {
+        let outcome = Outcome {
+            text: "found it".to_string(),
+            iterations: 2,
+            finish: Finish::Completed,
+            usage: Usage {
+                input: 30,
+                output: 7,
+                ..Usage::default()
+            },
+        };
+        assert_eq!(
+            outcome.to_json(),
+            r#"{"text":"found it","iterations":2,"finishReason":"completed","usage":{"inputTokens":30,"outputTokens":7}}"#
+        );
+    }
+
+    #[test]
+    fn the_spec_is_cline_s() {
+        let spec = &SpawnAgent.specs()[0];
+        assert_eq!(spec.name, NAME);
+        assert_eq!(
+            spec.input_schema["required"],
+            json!(["systemPrompt", "task"])
+        );
+    }
+}
