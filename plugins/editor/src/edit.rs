@@ -3,7 +3,7 @@
 use serde_json::Value;
 use tool_api::abi::ToolError;
 use tool_api::model::PathVerdict;
-use tool_api::sdk::operation::invalid_param as invalid;
+use tool_api::sdk::operation::{invalid_param as invalid, required_string_param, string_param};
 use tool_api::sdk::Params;
 use tool_api::workspace::{FsError, Workspace};
 
@@ -36,28 +36,15 @@ impl Edit {
     /// string or null, `insert_line` an integer (a numeric string counts) or null.
     pub fn from_params(params: &Params) -> Result<Self, ToolError> {
         let map = params.as_map();
-        let string = |field: &str| match map.get(field) {
-            Some(Value::String(text)) => Ok(Some(text.clone())),
-            None => Ok(None),
-            Some(other) => Err(invalid(
-                &format!("Invalid input: expected string, received {}", kind(other)),
-                field,
-            )),
-        };
-        let path = string("path")?
-            .ok_or_else(|| invalid("Invalid input: expected string, received undefined", "path"))?;
+        let string = |field: &str| string_param(map, field);
+        let path = required_string_param(map, "path")?;
         if path.is_empty() {
             return Err(invalid(
                 "Too small: expected string to have >=1 characters",
                 "path",
             ));
         }
-        let new_text = string("new_text")?.ok_or_else(|| {
-            invalid(
-                "Invalid input: expected string, received undefined",
-                "new_text",
-            )
-        })?;
+        let new_text = required_string_param(map, "new_text")?;
         let old_text = match map.get("old_text") {
             Some(Value::Null) => None,
             _ => string("old_text")?,
@@ -105,18 +92,6 @@ impl Edit {
                 )
             })
         })
-    }
-}
-
-/// A JSON value's kind, as zod names it.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -15,7 +15,7 @@ use agent_support::conversation::{
 use agent_support::endpoint::{send, RequestError};
 use agent_support::llm::{max_turns, LlmSettings};
 use serde_json::{json, Value};
-use tool_api::sdk::operation::invalid_param as invalid;
+use tool_api::sdk::operation::required_string_param;
 use tool_api::sdk::prelude::*;
 
 /// The tool's name.
@@ -100,19 +100,8 @@ impl Tool for SpawnAgent {
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
         let map = call.params.as_map();
-        let text_param = |name: &str| match map.get(name) {
-            Some(Value::String(text)) => Ok(text.clone()),
-            Some(other) => Err(invalid(
-                &format!("Invalid input: expected string, received {}", kind(other)),
-                name,
-            )),
-            None => Err(invalid(
-                "Invalid input: expected string, received undefined",
-                name,
-            )),
-        };
-        let system = text_param("systemPrompt")?;
-        let task = text_param("task")?;
+        let system = required_string_param(map, "systemPrompt")?;
+        let task = required_string_param(map, "task")?;
         let llm = LlmSettings::read(ctx, NAME)?;
         let tools = served_tools(ctx)?;
         let outcome = run(ctx, &llm, system.trim(), &task, &tools)?;
@@ -218,18 +207,6 @@ fn cancelled() -> ToolError {
         ToolErrorKind::CANCELLED,
         "The sub-agent's run was cancelled.",
     )
-}
-
-/// A JSON value's kind, as Cline's schema library names it in its errors.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 tool_api::submit_tool!(SpawnAgent);

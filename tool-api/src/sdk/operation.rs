@@ -65,9 +65,64 @@ pub fn invalid_param(message: &str, field: &str) -> crate::abi::ToolError {
     )
 }
 
+/// A string parameter of `map` read as Cline's SDK tools read it: `None` when it is absent,
+/// the schema library's refusal when it is not a string.
+pub fn string_param(
+    map: &serde_json::Map<String, Value>,
+    field: &str,
+) -> Result<Option<String>, crate::abi::ToolError> {
+    match map.get(field) {
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        None => Ok(None),
+        Some(other) => Err(invalid_param(
+            &format!("Invalid input: expected string, received {}", kind(other)),
+            field,
+        )),
+    }
+}
+
+/// [`string_param`] for a parameter that must be there.
+pub fn required_string_param(
+    map: &serde_json::Map<String, Value>,
+    field: &str,
+) -> Result<String, crate::abi::ToolError> {
+    string_param(map, field)?
+        .ok_or_else(|| invalid_param("Invalid input: expected string, received undefined", field))
+}
+
+/// A JSON value's kind, as Cline's schema library (zod) names it.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn string_params_are_refused_in_zod_s_words() {
+        let map = serde_json::json!({"a": "x", "b": 1});
+        let map = map.as_object().unwrap();
+        assert_eq!(string_param(map, "a").unwrap(), Some("x".to_string()));
+        assert_eq!(string_param(map, "c").unwrap(), None);
+        let message = |e: crate::abi::ToolError| e.message.to_string();
+        assert_eq!(
+            message(string_param(map, "b").unwrap_err()),
+            "✖ Invalid input: expected string, received number\n  → at b"
+        );
+        assert_eq!(
+            message(required_string_param(map, "c").unwrap_err()),
+            "✖ Invalid input: expected string, received undefined\n  → at c"
+        );
+    }
 
     #[test]
     fn keys_come_in_clines_order() {
