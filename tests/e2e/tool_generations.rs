@@ -11,6 +11,8 @@ use toolhost_tests::{run, Home, Run};
 struct Generation {
     /// The `--tools` value.
     set: &'static str,
+    /// What its settings say besides (the model, which routes `cline-sdk` between tools).
+    settings: &'static str,
     /// The tool and parameters that read `path`.
     read: fn(&str) -> (&'static str, Value),
     /// The tool and parameters that create `path` with `text`.
@@ -23,6 +25,7 @@ struct Generation {
 
 const LEGACY: Generation = Generation {
     set: "cline-legacy",
+    settings: "",
     read: |path| ("read_file", json!({ "path": path })),
     write: |path, text| ("write_to_file", json!({ "path": path, "content": text })),
     command: |line| {
@@ -34,11 +37,26 @@ const LEGACY: Generation = Generation {
 
 const SDK: Generation = Generation {
     set: "cline-sdk",
+    settings: "",
     read: |path| ("read_files", json!({ "files": [{ "path": path }] })),
     write: |path, text| ("editor", json!({ "path": path, "new_text": text })),
     command: |line| ("run_commands", json!({ "commands": [line] })),
     search: |regex| ("search_codebase", json!({ "queries": [regex] })),
 };
+
+/// `cline-sdk` for a GPT or Codex model: Cline's routing serves apply_patch instead of editor.
+const SDK_FOR_GPT: Generation = Generation {
+    set: "cline-sdk",
+    settings: "[model]\nid = \"gpt-5-codex\"\n",
+    write: |path, text| {
+        let patch = format!("*** Begin Patch\n*** Add File: {path}\n+{text}\n*** End Patch");
+        ("apply_patch", json!({ "input": patch }))
+    },
+    ..SDK
+};
+
+/// Every generation, for the promises they all keep.
+const GENERATIONS: [&Generation; 3] = [&LEGACY, &SDK, &SDK_FOR_GPT];
 
 const LIBRARIES: &[&str] = &[
     "read_file",
@@ -47,6 +65,7 @@ const LIBRARIES: &[&str] = &[
     "search_files",
     "read_files",
     "editor",
+    "sdk_apply_patch",
     "run_commands",
     "search_codebase",
     "ask_question",
@@ -61,6 +80,11 @@ fn user(settings: &str) -> Home {
     std::fs::write(home.base.join("outside.txt"), "beyond\n").unwrap();
     std::os::unix::fs::symlink(home.base.join("outside.txt"), home.ws.join("link.txt")).unwrap();
     home
+}
+
+/// [`user`] with what `generation` adds to the settings.
+fn user_of(generation: &Generation, settings: &str) -> Home {
+    user(&format!("{}{settings}", generation.settings))
 }
 
 fn call(home: &Home, generation: &Generation, request: (&str, Value), yes: bool) -> Run {
@@ -132,6 +156,22 @@ fn each_set_serves_its_own_tools() {
         names(&["--tools", "cline-sdk:yolo", "tools"]),
         ["editor", "read_files", "run_commands", "submit_and_exit"]
     );
+    // Cline's model routing: a GPT or Codex model gets apply_patch instead of editor in act.
+    std::fs::write(&home.settings, SDK_FOR_GPT.settings).unwrap();
+    let routed = [
+        "apply_patch",
+        "ask_question",
+        "read_files",
+        "run_commands",
+        "search_codebase",
+    ];
+    assert_eq!(names(&["--tools", "cline-sdk", "tools"]), routed);
+    assert_eq!(
+        names(&["--tools", "cline-sdk:yolo", "tools"]),
+        ["editor", "read_files", "run_commands", "submit_and_exit"]
+    );
+    std::fs::write(&home.settings, "[model]\nprovider = \"openai-native\"\n").unwrap();
+    assert_eq!(names(&["--tools", "cline-sdk", "tools"]), routed);
     std::fs::write(&home.settings, "[tools]\nset = \"cline-sdk\"\n").unwrap();
     assert_eq!(names(&["tools"]), act);
     let schema = run(home.toolhost().args(["schema", "--format", "openai"]));
@@ -155,8 +195,8 @@ fn each_set_serves_its_own_tools() {
 /// Reads and writes inside the workspace work in both generations (with approval).
 #[test]
 fn both_generations_read_and_write_the_workspace() {
-    for generation in [&LEGACY, &SDK] {
-        let home = user("");
+    for generation in GENERATIONS {
+        let home = user_of(generation, "");
         let read = call(&home, generation, (generation.read)("notes.txt"), true);
         assert!(
             read.stdout.contains("inside"),
@@ -179,8 +219,8 @@ fn both_generations_read_and_write_the_workspace() {
 
 #[test]
 fn clineignored_files_are_neither_read_nor_written() {
-    for generation in [&LEGACY, &SDK] {
-        let home = user("");
+    for generation in GENERATIONS {
+        let home = user_of(generation, "");
         let read = call(&home, generation, (generation.read)("secret.txt"), true);
         assert!(
             !read.stdout.contains("hidden"),
@@ -215,9 +255,12 @@ fn clineignored_files_are_neither_read_nor_written() {
 
 #[test]
 fn outside_the_workspace_nothing_happens_without_the_user() {
-    for generation in [&LEGACY, &SDK] {
+    for generation in GENERATIONS {
         // Reads inside the workspace are auto-approved; nothing outside is.
-        let home = user("[auto_approve]\nread_files = true\nedit_files = true\n");
+        let home = user_of(
+            generation,
+            "[auto_approve]\nread_files = true\nedit_files = true\n",
+        );
         let outside = home.base.join("outside.txt").display().to_string();
         for path in [outside.as_str(), "link.txt", "../outside.txt"] {
             let read = call(&home, generation, (generation.read)(path), false);
@@ -256,8 +299,8 @@ fn outside_the_workspace_nothing_happens_without_the_user() {
 
 #[test]
 fn commands_meet_the_same_policies_in_both_generations() {
-    for generation in [&LEGACY, &SDK] {
-        let home = user("");
+    for generation in GENERATIONS {
+        let home = user_of(generation, "");
         let command = |line: &str, permissions: Option<&str>| {
             let mut toolhost = home.toolhost();
             if let Some(permissions) = permissions {
@@ -408,7 +451,7 @@ fn fetch_web_content_answers_pages_through_the_egress_policy() {
 
 #[test]
 fn searches_skip_clineignored_files_in_both_generations() {
-    for generation in [&LEGACY, &SDK] {
+    for generation in GENERATIONS {
         let home = user("");
         let found = call(
             &home,

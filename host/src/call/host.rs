@@ -91,10 +91,22 @@ impl Host {
     /// Adds the `[plugins]` settings and the workspace roots to the config's placement.
     pub fn complete_placement(config: &mut HostConfig) {
         config.placement.settings = config.settings.plugins.clone();
-        if config.placement.tool_set.is_none() {
-            config.placement.tool_set = (config.settings.tools.set.as_deref())
-                .and_then(|set| crate::settings::ToolSet::parse(set).ok());
-        }
+        let mut tool_set = config.placement.tool_set.take().unwrap_or_else(|| {
+            (config.settings.tools.set.as_deref())
+                .and_then(|set| crate::settings::ToolSet::parse(set).ok())
+                .unwrap_or_default()
+        });
+        // What a plugin's set entry may be routed by (Cline's model routing).
+        let text = |key: &str| {
+            (config.settings.lookup(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        tool_set.model = crate::settings::ModelFacts {
+            id: text("model.id"),
+            provider: text("model.provider"),
+        };
+        config.placement.tool_set = Some(tool_set);
         config.placement.workspace_roots = config
             .workspace
             .roots()

@@ -24,7 +24,7 @@ pub use plugins::{FsGrant, Isolation, PluginOptions, PluginsSettings};
 pub use sections::{
     AutoApprove, EgressSettings, HookSettings, Limits, ToolsSettings, WorkspaceSettings,
 };
-pub use tool_set::ToolSet;
+pub use tool_set::{ModelFacts, ToolSet};
 
 /// The parsed settings file.
 #[derive(Debug, Clone, Default)]

@@ -4,6 +4,12 @@
 //! `[tools] set`, and registers only the plugins in it (and those that name no set). Two
 //! generations may then both have a tool of one name (`apply_patch`) without a conflict. A set
 //! chosen without a preset serves the plugins that name the set alone or its `default` preset.
+//!
+//! An entry may also name the models it is for (Cline's model routing):
+//! `toolset:NAME@PRESET?model~gpt,codex|provider~openai-native` is served only when the
+//! settings' `model.id` contains `gpt` or `codex`, or `model.provider` contains
+//! `openai-native` (case-insensitive); `?!...` only when none does. Without `model.id` no
+//! `model~` condition holds.
 
 use std::fmt;
 
@@ -19,6 +25,46 @@ pub struct ToolSet {
     pub name: String,
     /// The preset (`plan`); none: every plugin of the set.
     pub preset: Option<String>,
+    /// The model the tools are for, which an entry's condition may name.
+    pub model: ModelFacts,
+}
+
+/// What the settings say of the model the tools are for (`model.id`, `model.provider`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelFacts {
+    /// The model's id (`gpt-5-codex`).
+    pub id: Option<String>,
+    /// The provider's id (`openai-native`).
+    pub provider: Option<String>,
+}
+
+impl ModelFacts {
+    /// Whether an entry's condition holds: `[!]FIELD~TEXT[,TEXT...][|FIELD~...]`, `FIELD`
+    /// `model` or `provider`; an alternative holds when the field contains one of the texts.
+    fn meets(&self, condition: &str) -> bool {
+        let (negated, condition) = match condition.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, condition),
+        };
+        let holds = condition.split('|').any(|alternative| {
+            let Some((field, texts)) = alternative.split_once('~') else {
+                return false;
+            };
+            let value = match field.trim() {
+                "model" => &self.id,
+                "provider" => &self.provider,
+                _ => return false,
+            };
+            value.as_deref().is_some_and(|value| {
+                let value = value.to_lowercase();
+                texts
+                    .split(',')
+                    .map(|text| text.trim().to_lowercase())
+                    .any(|text| !text.is_empty() && value.contains(&text))
+            })
+        });
+        holds != negated
+    }
 }
 
 impl Default for ToolSet {
@@ -26,6 +72,7 @@ impl Default for ToolSet {
         Self {
             name: DEFAULT_SET.to_string(),
             preset: None,
+            model: ModelFacts::default(),
         }
     }
 }
@@ -52,6 +99,7 @@ impl ToolSet {
         Ok(Self {
             name: name.to_string(),
             preset: preset.map(str::to_string),
+            model: ModelFacts::default(),
         })
     }
 
@@ -60,11 +108,13 @@ impl ToolSet {
         Self {
             name: "*".to_string(),
             preset: None,
+            model: ModelFacts::default(),
         }
     }
 
     /// Whether a plugin with `capabilities` is served: it names no set, or this one (in every
-    /// preset, or in the chosen one; with no preset chosen, in its `default` preset).
+    /// preset, or in the chosen one; with no preset chosen, in its `default` preset), for a
+    /// model its entry's condition allows.
     pub fn admits(&self, capabilities: &[String]) -> bool {
         let mut sets = capabilities
             .iter()
@@ -74,6 +124,10 @@ impl ToolSet {
             return true;
         }
         sets.any(|entry| {
+            let (entry, condition) = match entry.split_once('?') {
+                Some((entry, condition)) => (entry, Some(condition)),
+                None => (entry, None),
+            };
             let (name, preset) = match entry.split_once('@') {
                 Some((name, preset)) => (name, Some(preset)),
                 None => (entry, None),
@@ -84,6 +138,7 @@ impl ToolSet {
                     (None, Some(preset)) => preset == "default",
                     (Some(chosen), Some(preset)) => chosen == preset,
                 }
+                && condition.is_none_or(|condition| self.model.meets(condition))
         })
     }
 }
@@ -127,5 +182,37 @@ mod tests {
         assert_eq!(sdk_plan.to_string(), "cline-sdk:plan");
         assert!(ToolSet::parse("cline sdk").is_err());
         assert!(ToolSet::parse("cline-sdk:").is_err());
+    }
+
+    #[test]
+    fn an_entry_may_be_for_some_models_only() {
+        let routed = "?model~codex,gpt|provider~openai-native";
+        let patch = caps(&[&format!("toolset:cline-sdk@act{routed}")]);
+        let editor = caps(&[&format!("toolset:cline-sdk@act?!{}", &routed[1..])]);
+        let act = |id: Option<&str>, provider: Option<&str>| ToolSet {
+            model: ModelFacts {
+                id: id.map(str::to_string),
+                provider: provider.map(str::to_string),
+            },
+            ..ToolSet::parse("cline-sdk:act").unwrap()
+        };
+        for (set, served_patch) in [
+            (act(None, None), false),
+            (act(Some("claude-sonnet-4"), None), false),
+            (act(Some("GPT-5"), None), true),
+            (act(Some("openai/gpt-5.1-codex"), Some("openrouter")), true),
+            (act(Some("o3"), Some("openai-native")), true),
+        ] {
+            assert_eq!(set.admits(&patch), served_patch, "{:?}", set.model);
+            assert_eq!(set.admits(&editor), !served_patch, "{:?}", set.model);
+        }
+        // Another preset's entry is not served, whatever the model.
+        let plan = ToolSet {
+            preset: Some("plan".to_string()),
+            ..act(Some("gpt-5"), None)
+        };
+        assert!(!plan.admits(&patch) && !plan.admits(&editor));
+        // A condition on a field there is not holds for nobody.
+        assert!(!act(Some("gpt-5"), None).admits(&caps(&["toolset:cline-sdk@act?size~big"])));
     }
 }

@@ -1,7 +1,7 @@
 //! The result text of an applied patch, in Cline's format.
 
-use crate::js;
-use crate::plan::Entry;
+use patch_support::js;
+use patch_support::plan::Entry;
 
 /// `Successfully applied patch to the following files:`, then per file (in the order a
 /// JavaScript object lists them) either `<path>: [deleted]` or its saved content in a

@@ -102,8 +102,9 @@ tool_api::submit_tool!(Editor);
 tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_FULL,
-        "toolset:cline-sdk@act",
+        // Cline's model routing: GPT and Codex models get apply_patch instead in act mode.
+        "toolset:cline-sdk@act?!model~codex,gpt|provider~openai-native",
         "toolset:cline-sdk@yolo",
-        "toolset:cline-sdk@default",
+        "toolset:cline-sdk@default?!model~codex,gpt|provider~openai-native",
     ]
 );

@@ -96,6 +96,8 @@ pub const SPECS_FROM_ENVIRONMENT_CAPABILITY: &str = "specs_from_environment";
 pub const DYNAMIC_TOOLS_METHOD: &str = "dynamic_tools";
 
 /// How a plugin names, among its capabilities, a tool set it belongs to: `toolset:NAME` (in
-/// every preset of the set) or `toolset:NAME@PRESET` (in that preset). A host serves one set
-/// (`--tools NAME[:PRESET]`, `[tools] set`); a plugin that names no set is in every one.
+/// every preset of the set) or `toolset:NAME@PRESET` (in that preset), optionally for some
+/// models only: `?model~gpt,codex|provider~openai-native` (the model's id or the provider
+/// contains one of the texts), `?!...` (none does). A host serves one set (`--tools
+/// NAME[:PRESET]`, `[tools] set`); a plugin that names no set is in every one.
 pub const TOOLSET_PREFIX: &str = "toolset:";

@@ -5,7 +5,7 @@ use tool_api::sdk::prelude::*;
 
 use crate::texts;
 
-/// A patch that cannot be applied: the message shown after `Error executing apply_patch: `.
+/// A patch that cannot be applied: the message a plugin shows in its own wrapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchError(pub String);
 
@@ -33,15 +33,16 @@ impl From<PatchError> for Failure {
     }
 }
 
-impl From<Failure> for ToolError {
-    fn from(failure: Failure) -> Self {
-        match failure {
-            Failure::Patch(error) => ToolError::new(ToolErrorKind::FAILED, texts::failed(&error.0)),
-            Failure::Blocked(path) => ToolError::new(
-                ToolErrorKind::BLOCKED,
-                texts::failed(&texts::access_denied(&path)),
-            ),
-            Failure::Host(error) => error,
+impl Failure {
+    /// The call's error, a patch's or a block's message wrapped by `wrap` (each tool words
+    /// its failures its own way); the host's errors as they are.
+    pub fn into_tool_error(self, wrap: impl Fn(&str) -> String) -> ToolError {
+        match self {
+            Self::Patch(error) => ToolError::new(ToolErrorKind::FAILED, wrap(&error.0)),
+            Self::Blocked(path) => {
+                ToolError::new(ToolErrorKind::BLOCKED, wrap(&texts::access_denied(&path)))
+            }
+            Self::Host(error) => error,
         }
     }
 }
