@@ -69,6 +69,45 @@ const DEVIATIONS: &[(&str, &str, &str)] = &[
         "path-escapes-cwd",
         "outside the workspace: approval, not refusal",
     ),
+    // A hunk that does not fit fails the patch in both; toolhost's message names the lines it
+    // did not find, Cline's SDK the best similarity it found.
+    (
+        "sdk_apply_patch",
+        "hunk-does-not-match",
+        "the mismatch is worded as the legacy tool's",
+    ),
+    (
+        "sdk_apply_patch",
+        "one-of-two-hunks-fails",
+        "the mismatch is worded as the legacy tool's",
+    ),
+    (
+        "sdk_apply_patch",
+        "invalid-line",
+        "the mismatch is worded as the legacy tool's",
+    ),
+    // A patch never overwrites a file it did not read (Cline's SDK does).
+    (
+        "sdk_apply_patch",
+        "add-existing-file",
+        "no overwrite by *** Add File",
+    ),
+    (
+        "sdk_apply_patch",
+        "move-onto-existing",
+        "no overwrite by *** Move to",
+    ),
+    (
+        "sdk_apply_patch",
+        "path-escapes-cwd",
+        "outside the workspace: approval, not refusal",
+    ),
+    // A patch with no file section says what a patch looks like.
+    (
+        "sdk_apply_patch",
+        "empty-patch",
+        "the error shows a valid patch",
+    ),
     // Node's spawn error text.
     (
         "sdk_run_commands",
@@ -95,11 +134,37 @@ fn files_in(dir: &Path, base: &Path, out: &mut serde_json::Map<String, Value>) {
     }
 }
 
-/// Whether toolhost's answer to `case` (a call of `tool`) is Cline's; the reason when not.
-fn replay(tool: &str, case: &Case) -> Result<(), String> {
+/// One tool's vectors: the area, the plugin library serving the tool, and the tool.
+struct Area {
+    name: &'static str,
+    library: &'static str,
+    tool: &'static str,
+    /// What the settings say of the model (Cline's SDK routes by it).
+    model: &'static str,
+}
+
+impl Area {
+    /// An area whose library is named after its tool, for any model.
+    const fn of(name: &'static str, tool: &'static str) -> Self {
+        Self {
+            name,
+            library: tool,
+            tool,
+            model: "",
+        }
+    }
+}
+
+/// Whether toolhost's answer to `case` (a call of `area`'s tool) is Cline's; the reason when
+/// not.
+fn replay(area: &Area, case: &Case) -> Result<(), String> {
     // Cline's SDK recorded these without a model that takes images.
-    let settings = "[auto_approve]\nread_files = true\n[model]\nsupports_images = false\n";
-    let home = Home::new(settings, &[tool]);
+    let settings = format!(
+        "[auto_approve]\nread_files = true\n[model]\nsupports_images = false\n{}",
+        area.model
+    );
+    let home = Home::new(&settings, &[area.library]);
+    let tool = area.tool;
     for (name, content) in case.input["files"].as_object().into_iter().flatten() {
         let path = home.ws.join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -142,11 +207,12 @@ fn replay(tool: &str, case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-fn replay_area(area: &str, tool: &str) {
+fn replay_area(spec: &Area) {
+    let area = spec.name;
     let mut failed = Vec::new();
     let mut deviations = 0;
     for case in cases(area) {
-        let outcome = replay(tool, &case);
+        let outcome = replay(spec, &case);
         match (deviation(area, &case.id), outcome) {
             (false, Err(why)) => failed.push(format!("{}: {why}", case.id)),
             (true, Ok(())) => failed.push(format!(
@@ -167,15 +233,25 @@ fn replay_area(area: &str, tool: &str) {
 
 #[test]
 fn read_files_answers_as_clines_sdk() {
-    replay_area("sdk_read_files", "read_files");
+    replay_area(&Area::of("sdk_read_files", "read_files"));
 }
 
 #[test]
 fn editor_answers_and_edits_as_clines_sdk() {
-    replay_area("sdk_editor", "editor");
+    replay_area(&Area::of("sdk_editor", "editor"));
 }
 
 #[test]
 fn run_commands_answers_as_clines_sdk() {
-    replay_area("sdk_run_commands", "run_commands");
+    replay_area(&Area::of("sdk_run_commands", "run_commands"));
+}
+
+#[test]
+fn apply_patch_answers_and_patches_as_clines_sdk() {
+    replay_area(&Area {
+        name: "sdk_apply_patch",
+        library: "sdk_apply_patch",
+        tool: "apply_patch",
+        model: "id = \"gpt-5-codex\"\n",
+    });
 }

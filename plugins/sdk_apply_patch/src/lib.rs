@@ -13,7 +13,7 @@
 
 use patch_support::Failure;
 use serde_json::{json, Value};
-use tool_api::sdk::operation::{required_string_param, OperationResult};
+use tool_api::sdk::operation::{invalid_param, required_string_param, OperationResult};
 use tool_api::sdk::prelude::*;
 
 /// The tool's name (the legacy set's tool has the same).
@@ -111,6 +111,12 @@ impl Tool for SdkApplyPatch {
 
     fn execute(&self, call: &Call, ctx: &Ctx<'_>) -> ToolResult {
         let input = required_string_param(call.params.as_map(), "input")?;
+        if input.is_empty() {
+            return Err(invalid_param(
+                "Too small: expected string to have >=1 characters",
+                "input",
+            ));
+        }
         let result = match patch_support::apply_patch(&input, ctx, NAME) {
             Ok(applied) => {
                 OperationResult::success(NAME, success_text(&applied.files, applied.fuzz))
