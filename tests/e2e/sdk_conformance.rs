@@ -69,6 +69,12 @@ const DEVIATIONS: &[(&str, &str, &str)] = &[
         "path-escapes-cwd",
         "outside the workspace: approval, not refusal",
     ),
+    // The regex engine's own words for an invalid pattern (Rust's regex, not JavaScript's).
+    (
+        "sdk_search_codebase",
+        "invalid-regex",
+        "the regex engine's error text",
+    ),
     // A hunk that does not fit fails the patch in both; toolhost's message names the lines it
     // did not find, Cline's SDK the best similarity it found.
     (
@@ -244,6 +250,11 @@ fn editor_answers_and_edits_as_clines_sdk() {
 #[test]
 fn run_commands_answers_as_clines_sdk() {
     replay_area(&Area::of("sdk_run_commands", "run_commands"));
+}
+
+#[test]
+fn search_codebase_answers_as_clines_sdk() {
+    replay_area(&Area::of("sdk_search_codebase", "search_codebase"));
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! [`MAX_RESULTS`] of them, the whole cut in the middle past [`MAX_OUTPUT_CHARS`].
 //!
 //! The files are ripgrep's (the `ignore` crate's walk: `.gitignore`, `.ignore`, hidden files
-//! skipped; files with a NUL byte in their first 8 KiB are binary and skipped), in path order,
+//! skipped; files with a NUL byte in their first 8 KiB are binary and skipped), cut as Cline's
+//! search cuts its file list ([`is_searched`]: source and text extensions, not below
+//! `node_modules`, `target` and the like, at most 20 directories deep), in path order,
 //! each opened beneath the workspace's directory handle without following a link, and
 //! `.clineignore`d ones left out. Each line is searched on its own, case-insensitively, every
 //! match of it a result with its own window of context (windows of near matches overlap, as in
@@ -30,6 +32,98 @@ const MAX_FILE_BYTES: u64 = 20 << 20;
 
 /// How many leading bytes decide that a file is binary.
 const BINARY_SNIFF: usize = 8192;
+
+/// The extensions of the files searched (Cline's `DEFAULT_INCLUDE_EXTENSIONS`); a file without
+/// one is searched too, unless its name starts with a dot.
+const INCLUDE_EXTENSIONS: [&str; 40] = [
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "json",
+    "md",
+    "mdx",
+    "txt",
+    "yaml",
+    "yml",
+    "toml",
+    "py",
+    "rb",
+    "go",
+    "rs",
+    "java",
+    "kt",
+    "swift",
+    "c",
+    "cpp",
+    "h",
+    "hpp",
+    "css",
+    "scss",
+    "less",
+    "html",
+    "vue",
+    "svelte",
+    "sql",
+    "sh",
+    "bash",
+    "zsh",
+    "fish",
+    "ps1",
+    "env",
+    "gitignore",
+    "dockerignore",
+    "editorconfig",
+];
+
+/// Directories never searched below (Cline's `DEFAULT_EXCLUDE_DIRS`).
+const EXCLUDE_DIRS: [&str; 16] = [
+    "node_modules",
+    ".git",
+    "dist",
+    "build",
+    ".next",
+    "coverage",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".cache",
+    ".turbo",
+    ".output",
+    "out",
+    "target",
+    "bin",
+    "obj",
+];
+
+/// The deepest directory searched in (Cline's `maxDepth`).
+const MAX_DEPTH: usize = 20;
+
+/// Whether the file at `relative` (to the root) is searched, as Cline's `shouldIncludeFile`
+/// decides: not too deep, below no excluded directory, and with an included extension (as
+/// Node's `extname` reads it: a leading dot starts no extension) or none.
+pub fn is_searched(relative: &Path) -> bool {
+    let segments: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let Some((name, dirs)) = segments.split_last() else {
+        return false;
+    };
+    if dirs.len() > MAX_DEPTH || dirs.iter().any(|d| EXCLUDE_DIRS.contains(&d.as_str())) {
+        return false;
+    }
+    let extension = match name.rfind('.') {
+        Some(at) if at > 0 => name[at + 1..].to_lowercase(),
+        _ => String::new(),
+    };
+    if extension.is_empty() {
+        return !name.starts_with('.');
+    }
+    INCLUDE_EXTENSIONS.contains(&extension.as_str())
+}
 
 /// The regex of a query, as Cline's search compiles it (case-insensitive, `^`/`$` at lines).
 pub fn compile(query: &str) -> Result<Regex, String> {
@@ -80,7 +174,7 @@ pub fn search(
         let Ok(relative) = entry.path().strip_prefix(&root) else {
             continue;
         };
-        if !allowed(relative) {
+        if !is_searched(relative) || !allowed(relative) {
             continue;
         }
         let Some(text) = read_text(&dir, relative) else {
@@ -177,6 +271,34 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    #[test]
+    fn the_files_searched_are_cline_s() {
+        let searched = |path: &str| is_searched(Path::new(path));
+        for path in [
+            "src/app.ts",
+            "README.TXT",
+            "Makefile",
+            "a/b.Rs",
+            "x.env",
+            "name.",
+        ] {
+            assert!(searched(path), "{path}");
+        }
+        for path in [
+            "node_modules/p/index.js",
+            "src/target/x.rs",
+            "image.png",
+            ".gitignore",
+            ".env",
+            "data.bin",
+        ] {
+            assert!(!searched(path), "{path}");
+        }
+        let deep = format!("{}f.txt", "d/".repeat(MAX_DEPTH));
+        let deeper = format!("{}f.txt", "d/".repeat(MAX_DEPTH + 1));
+        assert!(searched(&deep) && !searched(&deeper));
+    }
 
     #[test]
     fn matches_come_with_their_windows_in_path_order() {
