@@ -92,6 +92,11 @@ const DEVIATIONS: &[(&str, &str, &str)] = &[
         "invalid-line",
         "the mismatch is worded as the legacy tool's",
     ),
+    (
+        "sdk_apply_patch",
+        "unit-hunk-context-does-not-match",
+        "the mismatch is worded as the legacy tool's",
+    ),
     // A patch never overwrites a file it did not read (Cline's SDK does).
     (
         "sdk_apply_patch",

@@ -84,6 +84,28 @@ pub fn success_text(files: &[String], fuzz: u64) -> String {
     lines.join("\n")
 }
 
+/// The patch as Cline's SDK reads its sentinels: from the first line that starts with
+/// `*** Begin Patch` to the last that starts with `*** End Patch`, whatever follows them on
+/// their lines (`*** End Patch ` ends a patch). Without both, the input is left as it is.
+pub fn sentinels_cut(input: &str) -> String {
+    const BEGIN: &str = "*** Begin Patch";
+    const END: &str = "*** End Patch";
+    let lines: Vec<&str> = input
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .collect();
+    let begin = lines.iter().position(|line| line.starts_with(BEGIN));
+    let end = lines.iter().rposition(|line| line.starts_with(END));
+    match (begin, end) {
+        (Some(begin), Some(end)) if begin < end => std::iter::once(BEGIN)
+            .chain(lines[begin + 1..end].iter().copied())
+            .chain(std::iter::once(END))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => input.to_string(),
+    }
+}
+
 /// A patch not applied, as Cline's SDK words it.
 fn failed(message: &str) -> String {
     format!("{NAME} failed: {message}")
@@ -117,7 +139,7 @@ impl Tool for SdkApplyPatch {
                 "input",
             ));
         }
-        let result = match patch_support::apply_patch(&input, ctx, NAME) {
+        let result = match patch_support::apply_patch(&sentinels_cut(&input), ctx, NAME) {
             Ok(applied) => {
                 OperationResult::success(NAME, success_text(&applied.files, applied.fuzz))
             }
@@ -176,6 +198,19 @@ mod tests {
             "one\nthree\n"
         );
         assert!(!ws.path().join("a.txt").exists() && !ws.path().join("gone.txt").exists());
+    }
+
+    #[test]
+    fn the_sentinels_are_read_as_cline_s_sdk_reads_them() {
+        assert_eq!(
+            sentinels_cut("noise\n*** Begin Patch\r\n*** Add File: a\r\n+a\n*** End Patch  \nEOF"),
+            "*** Begin Patch\n*** Add File: a\n+a\n*** End Patch"
+        );
+        assert_eq!(sentinels_cut("*** Add File: a\n+a"), "*** Add File: a\n+a");
+        assert_eq!(
+            sentinels_cut("*** End Patch\n*** Begin Patch"),
+            "*** End Patch\n*** Begin Patch"
+        );
     }
 
     #[test]
