@@ -17,6 +17,7 @@ const LIBRARIES: &[&str] = &[
     "read_files",
     "editor",
     "run_commands",
+    "ask_question",
     "read_file",
 ];
 
@@ -102,6 +103,14 @@ fn script(body: &Value, outside: &str) -> Value {
             json!({"commands": ["echo made > made.txt"]}),
         ),
         "use a legacy tool" => ("read_file", json!({"path": "notes.txt"})),
+        "spawn another" => (
+            "spawn_agent",
+            json!({"systemPrompt": "p", "task": "read the notes"}),
+        ),
+        "ask the user" => (
+            "ask_question",
+            json!({"question": "Which one?", "options": ["first", "second"]}),
+        ),
         "never stop" => ("read_files", json!({"files": [{"path": "notes.txt"}]})),
         other => return text(&format!("no script for {other:?}")),
     };
@@ -133,7 +142,7 @@ fn user(extra: &str) -> (Home, Model) {
     let model = Model::start(home.base.join("outside.txt").display().to_string());
     let settings = format!(
         "[llm]\nbase_url = \"{}\"\nmodel = \"scripted\"\nprotocol = \"openai\"\nproxy = \"none\"\n\
-         retry_attempts = 1\n\n[subagents]\nmax_turns = 3\n\n{extra}",
+         retry_attempts = 1\n\n[subagents]\nenabled = true\nmax_turns = 3\n\n{extra}",
         model.base
     );
     std::fs::write(&home.settings, settings).unwrap();
@@ -196,9 +205,32 @@ fn a_sub_agent_works_with_the_served_tools_and_answers_with_cline_s_output() {
         .collect();
     assert_eq!(
         offered,
-        ["editor", "read_files", "run_commands", "spawn_agent"],
-        "the act preset's tools, not the legacy read_file beside them"
+        ["ask_question", "editor", "read_files", "run_commands"],
+        "the act preset's tools, not the legacy read_file beside them, nor spawn_agent"
     );
+    // Within what the OpenAI API takes (Cline's run_commands says more).
+    for tool in first["tools"].as_array().unwrap() {
+        let description = tool["function"]["description"].as_str().unwrap();
+        assert!(description.chars().count() <= 1024, "{tool}");
+    }
+}
+
+#[test]
+fn a_sub_agent_starts_no_sub_agent_and_asks_the_user_nothing() {
+    let (home, model) = user("");
+    let answer = output(&spawn(&home, "cline-sdk", "spawn another", &["--yes"]));
+    let said = answer["text"].as_str().unwrap();
+    assert!(
+        said.contains("Tool 'spawn_agent' is not available."),
+        "{said}"
+    );
+    assert_eq!(model.seen().len(), 2, "no request of a nested sub-agent");
+
+    // Even with --yes, and a question that would otherwise get its first option.
+    let answer = output(&spawn(&home, "cline-sdk", "ask the user", &["--yes"]));
+    let said = answer["text"].as_str().unwrap();
+    assert!(said.contains("subagents do not ask the user"), "{said}");
+    assert!(!said.ends_with("first"), "{said}");
 }
 
 #[test]
@@ -289,10 +321,24 @@ fn the_turn_limit_ends_the_run_as_max_iterations() {
 }
 
 #[test]
-fn without_an_endpoint_the_tool_names_the_keys_and_the_yolo_preset_has_no_spawn_agent() {
+fn off_or_without_an_endpoint_the_tool_says_what_to_set_and_yolo_has_no_spawn_agent() {
     let home = Home::new("", LIBRARIES);
     let cwd = home.ws.display().to_string();
     let params = json!({"systemPrompt": "p", "task": "t"}).to_string();
+    let disabled = run(home.toolhost().args([
+        "--tools",
+        "cline-sdk",
+        "call",
+        "spawn_agent",
+        &params,
+        "--cwd",
+        &cwd,
+    ]));
+    assert!(
+        format!("{}{}", disabled.stdout, disabled.stderr).contains("Set subagents.enabled = true"),
+        "sub-agents are off unless enabled: {disabled:?}"
+    );
+    std::fs::write(&home.settings, "[subagents]\nenabled = true\n").unwrap();
     let refused = run(home.toolhost().args([
         "--tools",
         "cline-sdk",

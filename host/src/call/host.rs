@@ -88,7 +88,9 @@ impl Host {
         Self::with_registry(config, registry)
     }
 
-    /// Adds the `[plugins]` settings and the workspace roots to the config's placement.
+    /// Adds the `[plugins]` settings, the workspace roots and the tool set (`--tools`, else
+    /// `[tools] set`, with the model of `model.id` and `model.provider`) to the config's
+    /// placement.
     pub fn complete_placement(config: &mut HostConfig) {
         config.placement.settings = config.settings.plugins.clone();
         let mut tool_set = config.placement.tool_set.take().unwrap_or_else(|| {

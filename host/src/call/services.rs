@@ -82,6 +82,10 @@ impl HostCallServices {
     }
 }
 
+/// Why a subagent's call gets no answer to its question.
+const SUBAGENTS_DO_NOT_ASK: &str = "This question was not put to the user: subagents do not \
+ask the user. Decide with what you have, or end your run and say what you need to know.";
+
 impl CallServices for HostCallServices {
     fn say(&self, kind: &str, text: &str, partial: bool) {
         if let Some(host) = self.host.upgrade() {
@@ -91,6 +95,10 @@ impl CallServices for HostCallServices {
     }
 
     fn ask(&self, kind: &str, text: &str, partial: bool) -> Result<AskReply, CallError> {
+        // As for approvals: a subagent's call never puts a question to the user.
+        if self.subagent && !partial {
+            return Err(CallError::new(ErrorKind::Blocked, SUBAGENTS_DO_NOT_ASK));
+        }
         let host = if partial {
             self.host()?
         } else {
@@ -188,9 +196,11 @@ impl CallServices for HostCallServices {
     /// `"dedicated": true`, `{"url"}` of a port of its own, for a client that sends no token);
     /// `egress.refusals` (`{"authorization"}`) with the refusals since the last time
     /// (`{"refusals": [...]}`); `ui.elicit`, `ui.sample`, `ui.progress` and `ui.log` as
-    /// [`super::ui_services`] says; `tools.list` with the tools the host serves, as a model
-    /// sees them (`{"tools": [{"name", "description", "input_schema"}]}`, by name); anything
-    /// else is `UNAVAILABLE`.
+    /// [`super::ui_services`] says; `tools.list` (`{"description_limit": N}` optional) with
+    /// the tools the host serves, as a model sees them (`{"tools": [{"name", "description",
+    /// "input_schema"}]}`, by name, each description cut to the limit as `toolhost schema`
+    /// cuts it; the MCP servers' tools among them, so it may start servers); anything else is
+    /// `UNAVAILABLE`.
     fn call_service(
         &self,
         service: &str,
@@ -288,13 +298,19 @@ impl CallServices for HostCallServices {
             }
             ("tools", "list") => {
                 let host = self.host()?;
+                let limit = payload["description_limit"]
+                    .as_u64()
+                    .and_then(|limit| usize::try_from(limit).ok());
                 let tools: Vec<Value> = host
                     .tools()
                     .into_iter()
                     .map(|(name, tool)| {
                         serde_json::json!({
                             "name": name,
-                            "description": tool.spec.description,
+                            "description": match limit {
+                                Some(limit) => tool.spec.description_within(limit),
+                                None => tool.spec.description.clone(),
+                            },
                             "input_schema": tool.spec.input_schema,
                         })
                     })

@@ -41,29 +41,43 @@ pub struct ModelFacts {
 impl ModelFacts {
     /// Whether an entry's condition holds: `[!]FIELD~TEXT[,TEXT...][|FIELD~...]`, `FIELD`
     /// `model` or `provider`; an alternative holds when the field contains one of the texts.
+    /// A condition that does not read so holds for nobody, negated or not: a typo in an entry
+    /// leaves its plugin out rather than serving it beside the one it stands in for.
     fn meets(&self, condition: &str) -> bool {
         let (negated, condition) = match condition.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, condition),
         };
-        let holds = condition.split('|').any(|alternative| {
+        let mut holds = false;
+        for alternative in condition.split('|') {
             let Some((field, texts)) = alternative.split_once('~') else {
-                return false;
+                return Self::malformed(condition);
             };
             let value = match field.trim() {
                 "model" => &self.id,
                 "provider" => &self.provider,
-                _ => return false,
+                _ => return Self::malformed(condition),
             };
-            value.as_deref().is_some_and(|value| {
-                let value = value.to_lowercase();
-                texts
-                    .split(',')
-                    .map(|text| text.trim().to_lowercase())
-                    .any(|text| !text.is_empty() && value.contains(&text))
-            })
-        });
+            let texts: Vec<String> = texts
+                .split(',')
+                .map(|text| text.trim().to_lowercase())
+                .collect();
+            if texts.iter().any(String::is_empty) {
+                return Self::malformed(condition);
+            }
+            let value = value.as_deref().unwrap_or_default().to_lowercase();
+            holds |= !value.is_empty() && texts.iter().any(|text| value.contains(text));
+        }
         holds != negated
+    }
+
+    /// A condition that does not read: it holds for nobody, with a warning.
+    fn malformed(condition: &str) -> bool {
+        tracing::warn!(
+            "a plugin's tool set condition '{condition}' is not FIELD~TEXT[,TEXT...][|...] with \
+             FIELD model or provider: the entry is served to no model"
+        );
+        false
     }
 }
 
@@ -212,7 +226,19 @@ mod tests {
             ..act(Some("gpt-5"), None)
         };
         assert!(!plan.admits(&patch) && !plan.admits(&editor));
-        // A condition on a field there is not holds for nobody.
-        assert!(!act(Some("gpt-5"), None).admits(&caps(&["toolset:cline-sdk@act?size~big"])));
+        // A condition that does not read holds for nobody, negated or not.
+        for malformed in [
+            "size~big",
+            "!size~big",
+            "!",
+            "",
+            "!model",
+            "model~",
+            "!model~gpt,",
+        ] {
+            let entry = caps(&[&format!("toolset:cline-sdk@act?{malformed}")]);
+            assert!(!act(Some("gpt-5"), None).admits(&entry), "{malformed:?}");
+            assert!(!act(None, None).admits(&entry), "{malformed:?}");
+        }
     }
 }

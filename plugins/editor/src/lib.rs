@@ -102,6 +102,7 @@ tool_api::submit_tool!(Editor);
 tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_FULL,
+        "needs:toolset_conditions",
         // Cline's model routing: GPT and Codex models get apply_patch instead in act mode.
         "toolset:cline-sdk@act?!model~codex,gpt|provider~openai-native",
         "toolset:cline-sdk@yolo",

@@ -158,6 +158,7 @@ tool_api::submit_tool!(SdkApplyPatch);
 tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_FULL,
+        "needs:toolset_conditions",
         "toolset:cline-sdk@act?model~codex,gpt|provider~openai-native",
         "toolset:cline-sdk@default?model~codex,gpt|provider~openai-native",
     ]

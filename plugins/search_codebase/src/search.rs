@@ -158,8 +158,16 @@ pub fn search(
         .map_err(|e| format!("cannot search the workspace: {e}"))?;
     let mut found = Vec::new();
     let mut searched = 0usize;
+    // The walk does not go where no file would be searched.
     let walk = ignore::WalkBuilder::new(&root)
         .sort_by_file_name(|a, b| a.cmp(b))
+        .max_depth(Some(MAX_DEPTH + 1))
+        .filter_entry(|entry| {
+            let excluded = entry.depth() > 0
+                && entry.file_type().is_some_and(|t| t.is_dir())
+                && EXCLUDE_DIRS.contains(&entry.file_name().to_string_lossy().as_ref());
+            !excluded
+        })
         .build();
     for entry in walk.flatten() {
         if found.len() >= MAX_RESULTS {

@@ -2,18 +2,20 @@
 //! sub-agent with the system prompt the model wrote, working on one task until it answers
 //! without calling a tool.
 //!
-//! The sub-agent talks to the model endpoint of the settings (`[llm]`, as use_subagents does,
-//! through [`agent_support`]) and is offered every tool the host serves, as the model sees them
-//! (the host's `tools.list`). Its calls go through the host's full dispatch as a subagent's:
-//! `.clineignore`, the command policy, the workspace boundary and the sandbox apply, and what
-//! is not auto-approved is refused, since a subagent never asks the user. The answer is Cline's
-//! `SpawnAgentOutput` as JSON: the last text, the iterations, why it finished, and the tokens.
+//! Like use_subagents, it runs only when `subagents.enabled` is true, and its sub-agent talks
+//! to the model endpoint of the settings (`[llm]`, through [`agent_support`]). The sub-agent
+//! is offered every tool the host serves, as the model sees them (the host's `tools.list`),
+//! but spawn_agent itself: it starts no sub-agent of its own. Its calls go through the host's
+//! full dispatch as a subagent's: `.clineignore`, the command policy, the workspace boundary
+//! and the sandbox apply, what is not auto-approved is refused, and no question reaches the
+//! user, since a subagent never asks. The answer is Cline's `SpawnAgentOutput` as JSON: the
+//! last text, the iterations, why it finished, and the tokens.
 
 use agent_support::conversation::{
     parse_arguments, request_body, Message, ToolAnswer, ToolDef, ToolRequest, Usage,
 };
 use agent_support::endpoint::{send, RequestError};
-use agent_support::llm::{max_turns, LlmSettings};
+use agent_support::llm::{max_turns, LlmSettings, Protocol};
 use serde_json::{json, Value};
 use tool_api::sdk::operation::required_string_param;
 use tool_api::sdk::prelude::*;
@@ -102,19 +104,53 @@ impl Tool for SpawnAgent {
         let map = call.params.as_map();
         let system = required_string_param(map, "systemPrompt")?;
         let task = required_string_param(map, "task")?;
+        if !subagents_enabled(ctx)? {
+            return Err(ToolError::new(ToolErrorKind::FAILED, DISABLED));
+        }
+        if call.task.is_subagent {
+            return Err(ToolError::new(ToolErrorKind::FAILED, NESTED));
+        }
         let llm = LlmSettings::read(ctx, NAME)?;
-        let tools = served_tools(ctx)?;
+        let tools = served_tools(ctx, &llm)?;
         let outcome = run(ctx, &llm, system.trim(), &task, &tools)?;
         Ok(ToolContent::text(outcome.to_json()))
     }
 }
 
-/// The tools the host serves, as the model sees them.
-fn served_tools(ctx: &Ctx<'_>) -> Result<Vec<ToolDef>, ToolError> {
-    let listed = ctx.call_service("tools", "list", &json!({}))?;
+/// The error while subagents are disabled (use_subagents' gate, `subagents.enabled`).
+pub const DISABLED: &str = "Sub-agents are disabled. Set subagents.enabled = true in the \
+settings to use spawn_agent.";
+
+/// The error inside a sub-agent's run, where the tool is not offered either.
+pub const NESTED: &str = "spawn_agent cannot be used inside a sub-agent's run.";
+
+/// Whether sub-agents may run (`subagents.enabled`, off unless set, as for use_subagents).
+fn subagents_enabled(ctx: &Ctx<'_>) -> Result<bool, ToolError> {
+    match ctx.setting::<Value>("subagents.enabled") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(enabled)) => Ok(enabled),
+        Some(other) => Err(ToolError::new(
+            ToolErrorKind::FAILED,
+            format!("The setting subagents.enabled must be true or false (found {other})."),
+        )),
+    }
+}
+
+/// The longest tool description OpenAI's API takes; longer ones are cut by the host.
+const OPENAI_DESCRIPTION_LIMIT: u64 = 1024;
+
+/// The tools the host serves, as the model sees them (descriptions within what `llm`'s API
+/// takes), but this one: a sub-agent starts no sub-agent of its own.
+fn served_tools(ctx: &Ctx<'_>, llm: &LlmSettings) -> Result<Vec<ToolDef>, ToolError> {
+    let limit = match llm.protocol {
+        Protocol::OpenAi => json!(OPENAI_DESCRIPTION_LIMIT),
+        Protocol::Anthropic => Value::Null,
+    };
+    let listed = ctx.call_service("tools", "list", &json!({ "description_limit": limit }))?;
     let tools = listed["tools"].as_array().cloned().unwrap_or_default();
     Ok(tools
         .into_iter()
+        .filter(|tool| tool["name"] != NAME)
         .filter_map(|tool| {
             Some(ToolDef {
                 name: tool["name"].as_str()?.to_string(),
@@ -178,6 +214,9 @@ fn run(
         });
         messages.push(Message::Results(answers));
     }
+    if ctx.is_cancelled() {
+        return Err(cancelled());
+    }
     Ok(Outcome {
         text,
         iterations: limit,
@@ -214,6 +253,7 @@ tool_api::export_plugin!(
     capabilities: [
         tool_api::model::access::FS_WORKSPACE_READ,
         tool_api::model::access::NETWORK_ANY,
+        "needs:tools_list",
         "toolset:cline-sdk@act",
         "toolset:cline-sdk@plan",
         "toolset:cline-sdk@search",

@@ -46,6 +46,8 @@ pub const NEEDS_PREFIX: &str = "needs:";
 /// - `input_required`: a result that needs input first (`mcp_result::InputRequired`), and the
 ///   answers in the task context (`TaskContext::mcp`).
 /// - `client_needs`: the client capabilities a spec says its calls need.
+/// - `tools_list`: the `tools.list` service (the served tools, as a model sees them).
+/// - `toolset_conditions`: a set entry for some models only ([`TOOLSET_PREFIX`]'s `?`).
 pub const HOST_FEATURES: &[&str] = &[
     "mcp_result",
     "ui_services",
@@ -57,6 +59,8 @@ pub const HOST_FEATURES: &[&str] = &[
     "egress_route",
     "input_required",
     "client_needs",
+    "tools_list",
+    "toolset_conditions",
 ];
 
 /// The plugin capability saying that its first handler serves MCP resources, as an MCP

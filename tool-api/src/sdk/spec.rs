@@ -5,6 +5,30 @@ use serde_json::{json, Map, Value};
 use crate::model::{ApprovalCategory, ToolSpec};
 
 impl ToolSpec {
+    /// The description within `limit` characters: as it is when it fits, else cut after the
+    /// last sentence that fits (else the last word, with `…`). What `toolhost schema` sends an
+    /// API with a limit, and the host's `tools.list` a plugin that asks for one.
+    pub fn description_within(&self, limit: usize) -> String {
+        let text = self.description.as_str();
+        if text.chars().count() <= limit {
+            return text.to_string();
+        }
+        let head: String = text.chars().take(limit).collect();
+        let sentence_end = head
+            .match_indices(". ")
+            .map(|(at, _)| at + 1)
+            .chain(head.ends_with('.').then_some(head.len()))
+            .last();
+        match sentence_end {
+            Some(end) => head[..end].to_string(),
+            None => {
+                let words: String = head.chars().take(limit.saturating_sub(1)).collect();
+                let cut = words.rfind(char::is_whitespace).unwrap_or(words.len());
+                format!("{}…", words[..cut].trim_end())
+            }
+        }
+    }
+
     /// A spec whose parameters are all strings: `(name, description, required)` each.
     pub fn simple(name: &str, description: &str, params: &[(&str, &str, bool)]) -> Self {
         let mut properties = Map::new();

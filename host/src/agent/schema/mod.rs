@@ -109,27 +109,16 @@ fn mcp_entry(spec: &ToolSpec) -> Value {
 }
 
 /// The spec's description within `limit` characters: as it is when it fits, else cut after
-/// the last sentence that fits (else the last word, with `…`), with a warning; a description
-/// shortened like that loses its end, so shipped tools keep theirs within every limit.
+/// the last sentence that fits (else the last word, with `…`), with a warning. A description
+/// shortened like that loses its end: the legacy tools keep theirs within every limit, and
+/// of Cline's SDK set, whose descriptions are Cline's own, `run_commands` and `apply_patch`
+/// are cut for OpenAI's APIs.
 pub fn fit_description(spec: &ToolSpec, limit: Option<usize>) -> String {
     let text = spec.description.as_str();
     let Some(limit) = limit.filter(|&limit| text.chars().count() > limit) else {
         return text.to_string();
     };
-    let head: String = text.chars().take(limit).collect();
-    let sentence_end = head
-        .match_indices(". ")
-        .map(|(at, _)| at + 1)
-        .chain(head.ends_with('.').then_some(head.len()))
-        .last();
-    let fitted = match sentence_end {
-        Some(end) => head[..end].to_string(),
-        None => {
-            let words: String = head.chars().take(limit.saturating_sub(1)).collect();
-            let cut = words.rfind(char::is_whitespace).unwrap_or(words.len());
-            format!("{}…", words[..cut].trim_end())
-        }
-    };
+    let fitted = spec.description_within(limit);
     tracing::warn!(
         target: "toolhost::schema",
         "the description of {} has {} characters, over the format's limit of {limit}: it was cut to {}",

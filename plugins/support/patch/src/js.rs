@@ -2,8 +2,8 @@
 //!
 //! `trim()` strips a different set of characters than Rust's `str::trim` (it includes U+FEFF and
 //! excludes U+0085), string lengths are UTF-16 code units, and the entries of a plain object are
-//! visited with integer-like keys first. The write_to_file plugin carries the same trim helpers;
-//! plugins cannot link each other (each library registers its own tools), hence the copy.
+//! visited with integer-like keys first. The trim helpers are tool-api's (`tool_api::sdk::js`),
+//! shared with write_to_file.
 
 pub use tool_api::sdk::js::{trim, trim_end};
 
