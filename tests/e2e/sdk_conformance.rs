@@ -125,6 +125,11 @@ const DEVIATIONS: &[(&str, &str, &str)] = &[
         "structured-not-found",
         "a missing program's error is the OS's",
     ),
+    (
+        "sdk_run_commands",
+        "unit-object-form-with-empty-args-is-direct-exec",
+        "a missing program's error is the OS's",
+    ),
 ];
 
 fn deviation(area: &str, id: &str) -> bool {

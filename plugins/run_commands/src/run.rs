@@ -101,6 +101,14 @@ impl Collected {
         }
     }
 
+    /// The stream ended: a character it left unfinished is U+FFFD, not dropped (as a
+    /// `TextDecoder` flushes it in Cline's executor).
+    fn end(&mut self) {
+        if !std::mem::take(&mut self.pending).is_empty() {
+            self.push_str("\u{FFFD}");
+        }
+    }
+
     fn dropped(&self) -> bool {
         self.total > self.head_units + self.tail.len()
     }
@@ -161,6 +169,7 @@ impl Reading {
                         .push_bytes(&chunk[..n]);
                 }
             }
+            shared.lock().unwrap_or_else(PoisonError::into_inner).end();
             let _ = done.send(());
         });
         Self { collected, ended }
@@ -238,6 +247,16 @@ pub fn run(argv: &[String], cwd: &std::path::Path, cancelled: &dyn Fn() -> bool)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_character_split_between_reads_is_whole_and_one_left_unfinished_is_kept() {
+        let mut collected = Collected::default();
+        collected.push_bytes(b"a\xc3");
+        collected.push_bytes(b"\xa9b\xc3");
+        assert_eq!(collected.text(), "a\u{e9}b");
+        collected.end();
+        assert_eq!(collected.text(), "a\u{e9}b\u{FFFD}");
+    }
 
     #[test]
     fn stderr_follows_stdout_and_long_output_is_cut_in_the_middle() {
