@@ -324,49 +324,38 @@ fn the_turn_limit_ends_the_run_as_max_iterations() {
 fn off_or_without_an_endpoint_the_tool_says_what_to_set_and_yolo_has_no_spawn_agent() {
     let home = Home::new("", LIBRARIES);
     let cwd = home.ws.display().to_string();
+    // What `toolhost call spawn_agent PARAMS` prints, both streams.
+    let said = |params: &str| {
+        let ran = run(home.toolhost().args([
+            "--tools",
+            "cline-sdk",
+            "call",
+            "spawn_agent",
+            params,
+            "--cwd",
+            &cwd,
+        ]));
+        assert_ne!(ran.code, 0, "{ran:?}");
+        format!("{}{}", ran.stdout, ran.stderr)
+    };
     let params = json!({"systemPrompt": "p", "task": "t"}).to_string();
-    let disabled = run(home.toolhost().args([
-        "--tools",
-        "cline-sdk",
-        "call",
-        "spawn_agent",
-        &params,
-        "--cwd",
-        &cwd,
-    ]));
+    let disabled = said(&params);
     assert!(
-        format!("{}{}", disabled.stdout, disabled.stderr).contains("Set subagents.enabled = true"),
-        "sub-agents are off unless enabled: {disabled:?}"
+        disabled.contains("Set subagents.enabled = true"),
+        "sub-agents are off unless enabled: {disabled}"
     );
     std::fs::write(&home.settings, "[subagents]\nenabled = true\n").unwrap();
-    let refused = run(home.toolhost().args([
-        "--tools",
-        "cline-sdk",
-        "call",
-        "spawn_agent",
-        &params,
-        "--cwd",
-        &cwd,
-    ]));
-    assert_ne!(refused.code, 0, "{refused:?}");
+    let refused = said(&params);
     assert!(
-        format!("{}{}", refused.stdout, refused.stderr)
+        refused
             .contains("spawn_agent has no LLM endpoint to run subagents against. Set llm.base_url"),
-        "{refused:?}"
+        "{refused}"
     );
-    let missing = run(home.toolhost().args([
-        "--tools",
-        "cline-sdk",
-        "call",
-        "spawn_agent",
-        r#"{"task": "t"}"#,
-        "--cwd",
-        &cwd,
-    ]));
+    let missing = said(r#"{"task": "t"}"#);
     assert!(
-        format!("{}{}", missing.stdout, missing.stderr)
+        missing
             .contains("✖ Invalid input: expected string, received undefined\n  → at systemPrompt"),
-        "{missing:?}"
+        "{missing}"
     );
     let yolo = run(home.toolhost().args(["--tools", "cline-sdk:yolo", "tools"]));
     assert_eq!(yolo.code, 0, "{yolo:?}");
