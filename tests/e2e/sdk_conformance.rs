@@ -2,7 +2,8 @@
 //! replayed through `toolhost --tools cline-sdk call` in a workspace of their own: each case's
 //! files are written, the tool is called with the case's parameters, and the answer (with the
 //! workspace's path written `{ws}`) and the files afterwards must be Cline's. The cases where
-//! toolhost deliberately differs are listed with the reason, and are checked to differ.
+//! toolhost deliberately differs are listed with the reason, and are checked to differ. The
+//! fetch vectors' pages are served on 127.0.0.1 as the recorder served them.
 
 use std::path::Path;
 
@@ -275,4 +276,66 @@ fn apply_patch_answers_and_patches_as_clines_sdk() {
         tool: "apply_patch",
         model: "id = \"gpt-5-codex\"\n",
     });
+}
+
+/// The pages of the fetch vectors, served on 127.0.0.1 as Cline's recorder served them
+/// (status, `Content-Type`, `Location`, body); the server's address.
+fn serve_pages(pages: &serde_json::Map<String, Value>) -> String {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    let pages = pages.clone();
+    std::thread::spawn(move || {
+        for request in server.incoming_requests() {
+            let page = &pages[request.url()];
+            let status = page["status"].as_u64().unwrap_or(404);
+            let mut response =
+                tiny_http::Response::from_string(page["body"].as_str().unwrap_or(""))
+                    .with_status_code(u16::try_from(status).unwrap_or(404));
+            for (name, key) in [("Content-Type", "type"), ("Location", "location")] {
+                if let Some(value) = page[key].as_str() {
+                    let header = tiny_http::Header::from_bytes(name, value).unwrap();
+                    response = response.with_header(header);
+                }
+            }
+            let _ = request.respond(response);
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+#[test]
+fn fetch_web_content_answers_as_clines_sdk() {
+    let area = "sdk_fetch_web_content";
+    let mut failed = Vec::new();
+    for case in cases(area) {
+        let base = serve_pages(case.input["pages"].as_object().unwrap());
+        let port = base.rsplit(':').next().unwrap();
+        let settings = format!("[egress]\nallow = [\"127.0.0.1:{port}\"]\n");
+        let home = Home::new(&settings, &["fetch_web_content"]);
+        let params = case.input["params"].to_string().replace("{base}", &base);
+        let ran = run(home.toolhost().args([
+            "--tools",
+            "cline-sdk",
+            "call",
+            "--yes",
+            "fetch_web_content",
+            &params,
+        ]));
+        let ours = ran.stdout.replace(&base, "{base}");
+        let matches = match (
+            case.expect["output"].as_str(),
+            case.expect["error"].as_str(),
+        ) {
+            (Some(output), _) => ours == output,
+            (None, Some(error)) => format!("{ours}{}", ran.stderr).contains(error),
+            (None, None) => false,
+        };
+        if matches == deviation(area, &case.id) {
+            failed.push(format!(
+                "{}: ours: {ours} {}\n  Cline: {}",
+                case.id, ran.stderr, case.expect
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{area}:\n{}", failed.join("\n"));
 }

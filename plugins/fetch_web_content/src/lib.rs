@@ -200,6 +200,15 @@ async fn fetch(
         .send()
         .await
         .map_err(|e| describe_error(&e, timeout))?;
+    // Cline's SDK words a status outside 2xx as fetch's `HTTP <code>: <statusText>`.
+    let status = response.status();
+    if !status.is_success() {
+        return Err(format!(
+            "HTTP {}: {}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or_default()
+        ));
+    }
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
