@@ -233,7 +233,7 @@ impl CallServices for HostCallServices {
                     command,
                 );
                 // The plan preset's rule (Cline's SDK plan mode): nothing that modifies files.
-                if host.registry().tool_set().preset.as_deref() == Some("plan") {
+                if host.registry().tool_set().is_plan() {
                     // A program with its arguments (`args`) runs without a shell.
                     let args: Option<Vec<String>> = payload["args"].as_array().map(|items| {
                         items
@@ -266,7 +266,7 @@ impl CallServices for HostCallServices {
                 };
                 // The plan preset modifies no file: its commands run in a read-only sandbox,
                 // never outside it, whatever the command policy let through.
-                if host.registry().tool_set().preset.as_deref() == Some("plan") {
+                if host.registry().tool_set().is_plan() {
                     let mut payload = payload.clone();
                     payload["escalated"] = Value::Bool(false);
                     payload["settings"]["sandbox"] = Value::String("read-only".to_string());

@@ -117,6 +117,12 @@ impl ToolSet {
         })
     }
 
+    /// Whether this is a plan preset (Cline's SDK plan mode): its commands modify no file,
+    /// which the host's command policy and sandbox services hold them to.
+    pub fn is_plan(&self) -> bool {
+        self.preset.as_deref() == Some("plan")
+    }
+
     /// Every set at once (`*`): what `toolhost plugin check` loads a library under.
     pub fn every() -> Self {
         Self {

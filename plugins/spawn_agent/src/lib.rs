@@ -15,7 +15,7 @@ use agent_support::conversation::{
     parse_arguments, request_body, Message, ToolAnswer, ToolDef, ToolRequest, Usage,
 };
 use agent_support::endpoint::{send, RequestError};
-use agent_support::llm::{max_turns, LlmSettings, Protocol};
+use agent_support::llm::{max_turns, subagents_enabled, LlmSettings, Protocol};
 use serde_json::{json, Value};
 use tool_api::sdk::operation::required_string_param;
 use tool_api::sdk::prelude::*;
@@ -123,18 +123,6 @@ settings to use spawn_agent.";
 
 /// The error inside a sub-agent's run, where the tool is not offered either.
 pub const NESTED: &str = "spawn_agent cannot be used inside a sub-agent's run.";
-
-/// Whether sub-agents may run (`subagents.enabled`, off unless set, as for use_subagents).
-fn subagents_enabled(ctx: &Ctx<'_>) -> Result<bool, ToolError> {
-    match ctx.setting::<Value>("subagents.enabled") {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(enabled)) => Ok(enabled),
-        Some(other) => Err(ToolError::new(
-            ToolErrorKind::FAILED,
-            format!("The setting subagents.enabled must be true or false (found {other})."),
-        )),
-    }
-}
 
 /// The longest tool description OpenAI's API takes; longer ones are cut by the host.
 const OPENAI_DESCRIPTION_LIMIT: u64 = 1024;

@@ -4,7 +4,7 @@
 //! approvals still apply).
 //!
 //! - The model endpoint (`[llm]`), the conversation and one request are agent_support's,
-//!   shared with spawn_agent; [`settings`]: the gate, `subagents.enabled`.
+//!   shared with spawn_agent, as are the gate (`subagents.enabled`) and the turn limit.
 //! - [`runner`]: one subagent's loop; [`board`]: the status of all, the `subagent` UI event and
 //!   the summary the main agent reads; [`tools`]: the tools offered to a subagent.
 //! - [`agents`]: named subagents from agent config files, each offered as `use_subagent_<name>`
@@ -18,7 +18,6 @@ pub mod agents;
 pub mod board;
 pub mod prompt;
 pub mod runner;
-pub mod settings;
 pub mod tools;
 
 use agent_support::conversation::ToolDef;
@@ -140,7 +139,7 @@ impl Tool for UseSubagents {
                 )
             })?)
         };
-        if !settings::enabled(ctx)? {
+        if !agent_support::llm::subagents_enabled(ctx)? {
             return Err(ToolError::new(ToolErrorKind::FAILED, DISABLED));
         }
         if call.task.is_subagent {

@@ -115,10 +115,13 @@ fn mcp_entry(spec: &ToolSpec) -> Value {
 /// are cut for OpenAI's APIs.
 pub fn fit_description(spec: &ToolSpec, limit: Option<usize>) -> String {
     let text = spec.description.as_str();
-    let Some(limit) = limit.filter(|&limit| text.chars().count() > limit) else {
+    let Some(limit) = limit else {
         return text.to_string();
     };
     let fitted = spec.description_within(limit);
+    if fitted == text {
+        return fitted;
+    }
     tracing::warn!(
         target: "toolhost::schema",
         "the description of {} has {} characters, over the format's limit of {limit}: it was cut to {}",

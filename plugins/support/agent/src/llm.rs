@@ -80,6 +80,18 @@ impl LlmSettings {
     }
 }
 
+/// Whether sub-agents may run (`subagents.enabled`, default false as in Cline): the gate of
+/// use_subagents and spawn_agent.
+pub fn subagents_enabled(source: &dyn SettingSource) -> Result<bool, ConfigError> {
+    match source.value("subagents.enabled") {
+        None | Some(serde_json::Value::Null) => Ok(false),
+        Some(serde_json::Value::Bool(enabled)) => Ok(enabled),
+        Some(other) => Err(ConfigError(format!(
+            "The setting subagents.enabled must be true or false (found {other})."
+        ))),
+    }
+}
+
 /// Requests one agent loop may make when `subagents.max_turns` is not set.
 pub const DEFAULT_MAX_TURNS: u64 = 25;
 
@@ -162,6 +174,16 @@ mod tests {
                     .to_string()
             ))
         );
+    }
+
+    #[test]
+    fn the_gate_is_off_by_default() {
+        assert_eq!(subagents_enabled(&json!({})), Ok(false));
+        assert_eq!(
+            subagents_enabled(&json!({"subagents": {"enabled": true}})),
+            Ok(true)
+        );
+        assert!(subagents_enabled(&json!({"subagents": {"enabled": "yes"}})).is_err());
     }
 
     #[test]
