@@ -222,11 +222,7 @@ fn answer(ctx: &Ctx<'_>, tools: &[ToolDef], request: &ToolRequest) -> String {
         Ok(arguments) => arguments,
         Err(message) => return texts::tool_error(&message),
     };
-    match ctx.invoke_tool(&request.name, &Value::Object(arguments)) {
-        Ok(content) => content.joined_text(),
-        Err(e) if e.kind == ToolErrorKind::DENIED => e.message.to_string(),
-        Err(e) => texts::tool_error(e.message.as_str()),
-    }
+    agent_support::call_through_host(ctx, &request.name, arguments)
 }
 
 fn cancelled() -> ToolError {

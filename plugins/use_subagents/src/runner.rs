@@ -2,7 +2,6 @@
 //! attempt_completion, the turn limit, a failure or the call's cancellation.
 
 use serde_json::Value;
-use tool_api::abi::ToolErrorKind;
 use tool_api::sdk::Ctx;
 use tool_api::texts;
 
@@ -180,12 +179,7 @@ fn execute(shared: &Shared<'_, '_>, index: usize, call: &ToolRequest) -> Step {
         }
         return Step::Finish(result.to_string());
     }
-    match shared
-        .ctx
-        .invoke_tool(&call.name, &Value::Object(arguments))
-    {
-        Ok(content) => Step::Answer(content.joined_text()),
-        Err(e) if e.kind == ToolErrorKind::DENIED => Step::Answer(e.message.to_string()),
-        Err(e) => Step::Answer(texts::tool_error(e.message.as_str())),
-    }
+    Step::Answer(agent_support::call_through_host(
+        shared.ctx, &call.name, arguments,
+    ))
 }
