@@ -39,7 +39,7 @@ pub fn stage(profile: Profile) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// Replaces `dest` with copies of every real plugin library from `profile_dir`.
+/// Replaces `dest` with every real plugin library from `profile_dir` (linked, else copied).
 fn copy_plugins(profile_dir: &std::path::Path, dest: &std::path::Path) -> Result<(), String> {
     if dest.exists() {
         std::fs::remove_dir_all(dest)
@@ -48,9 +48,13 @@ fn copy_plugins(profile_dir: &std::path::Path, dest: &std::path::Path) -> Result
     std::fs::create_dir_all(dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
     for name in plugin_crates()? {
         let file = library_file_name(&name);
-        // A copy, not a link: a running host keeps its mapping while cargo rewrites the original.
-        std::fs::copy(profile_dir.join(&file), dest.join(&file))
-            .map_err(|e| format!("cannot copy {file}: {e}"))?;
+        // A hard link where the file system allows it, else a copy: either way the staged file
+        // keeps today's contents, because the linker writes a rebuilt library to a new file
+        // (and cargo links that into place) rather than into the old one.
+        let (from, to) = (profile_dir.join(&file), dest.join(&file));
+        std::fs::hard_link(&from, &to)
+            .or_else(|_| std::fs::copy(&from, &to).map(drop))
+            .map_err(|e| format!("cannot stage {file}: {e}"))?;
     }
     Ok(())
 }

@@ -25,7 +25,13 @@ pub fn target_dir() -> PathBuf {
 /// Runs cargo with `args` in the workspace root; an unsuccessful exit is an error.
 pub fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let status = Command::new(&cargo)
+    let mut command = Command::new(&cargo);
+    // xtask's builds start from a fresh checkout as often as not, where incremental caches
+    // only take disk (gigabytes for this workspace); a developer's own setting wins.
+    if std::env::var_os("CARGO_INCREMENTAL").is_none() {
+        command.env("CARGO_INCREMENTAL", "0");
+    }
+    let status = command
         .current_dir(workspace_root())
         .args(args)
         .envs(envs.iter().copied())
