@@ -6,10 +6,9 @@
 //! plugins, called through the host as a subagent's calls: what they may and may not do is
 //! the host's to decide, and what the sub-agent is refused never reaches the model.
 
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-
 use serde_json::{json, Value};
+
+use crate::scripted_model::{offered_tools, text_reply, texts_of, tool_call_reply, ScriptedModel};
 use toolhost_tests::{run, Home, Run};
 
 const LIBRARIES: &[&str] = &[
@@ -25,73 +24,14 @@ const LIBRARIES: &[&str] = &[
 const OUTSIDE_TEXT: &str = "outside-text-4f1c";
 const IGNORED_TEXT: &str = "ignored-text-9b2e";
 
-/// The scripted model: serves `/v1/chat/completions`, keeps every request it was sent.
-struct Model {
-    base: String,
-    seen: Arc<Mutex<Vec<Value>>>,
-    server: Arc<tiny_http::Server>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Model {
-    /// `outside`: the absolute path the "read outside" task asks for.
-    fn start(outside: String) -> Self {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let thread = {
-            let (server, seen) = (server.clone(), seen.clone());
-            std::thread::spawn(move || {
-                for mut request in server.incoming_requests() {
-                    let mut body = String::new();
-                    let _ = request.as_reader().read_to_string(&mut body);
-                    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-                    seen.lock().unwrap().push(body.clone());
-                    let reply = script(&body, &outside).to_string();
-                    let header = "Content-Type: application/json"
-                        .parse::<tiny_http::Header>()
-                        .unwrap();
-                    let _ = request
-                        .respond(tiny_http::Response::from_string(reply).with_header(header));
-                }
-            })
-        };
-        Self {
-            base: format!("http://127.0.0.1:{port}/v1"),
-            seen,
-            server,
-            thread: Some(thread),
-        }
-    }
-
-    fn seen(&self) -> Vec<Value> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Model {
-    fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 /// The model's next answer: the task's tool call first, then a text with the tool's result.
 fn script(body: &Value, outside: &str) -> Value {
-    let messages = body["messages"].as_array().cloned().unwrap_or_default();
-    let task = messages
-        .iter()
-        .find(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str())
+    let task = texts_of(body, "user")
+        .into_iter()
+        .next()
         .unwrap_or_default();
-    let results: Vec<&str> = messages
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .filter_map(|m| m["content"].as_str())
-        .collect();
-    let call = match task {
+    let results = texts_of(body, "tool");
+    let call = match task.as_str() {
         "read the notes" => ("read_files", json!({"files": [{"path": "notes.txt"}]})),
         "read outside" => (
             "read_files",
@@ -112,39 +52,23 @@ fn script(body: &Value, outside: &str) -> Value {
             json!({"question": "Which one?", "options": ["first", "second"]}),
         ),
         "never stop" => ("read_files", json!({"files": [{"path": "notes.txt"}]})),
-        other => return text(&format!("no script for {other:?}")),
+        other => return text_reply(&format!("no script for {other:?}")),
     };
     if results.is_empty() || task == "never stop" {
         let (name, arguments) = call;
-        let id = format!("call_{}", results.len());
-        return json!({
-            "choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
-                {"id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}
-            ]}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10}
-        });
+        return tool_call_reply(&format!("call_{}", results.len()), name, &arguments);
     }
-    text(&format!("The tool said: {}", results.join(" | ")))
-}
-
-fn text(text: &str) -> Value {
-    json!({
-        "choices": [{"message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10}
-    })
+    text_reply(&format!("The tool said: {}", results.join(" | ")))
 }
 
 /// A user with a workspace (`notes.txt`, a `.clineignore`d `secret.txt`), a file outside it,
 /// the scripted model, and `extra` settings.
-fn user(extra: &str) -> (Home, Model) {
+fn user(extra: &str) -> (Home, ScriptedModel) {
     // The settings name the model's address, which exists once it runs.
     let home = Home::new("", LIBRARIES);
-    let model = Model::start(home.base.join("outside.txt").display().to_string());
-    let settings = format!(
-        "[llm]\nbase_url = \"{}\"\nmodel = \"scripted\"\nprotocol = \"openai\"\nproxy = \"none\"\n\
-         retry_attempts = 1\n\n[subagents]\nenabled = true\nmax_turns = 3\n\n{extra}",
-        model.base
-    );
+    let outside = home.base.join("outside.txt").display().to_string();
+    let model = ScriptedModel::start(move |body| script(body, &outside));
+    let settings = format!("{}\n{extra}", model.settings());
     std::fs::write(&home.settings, settings).unwrap();
     std::fs::write(home.ws.join("notes.txt"), "inside\n").unwrap();
     std::fs::write(home.ws.join(".clineignore"), "secret.txt\n").unwrap();
@@ -197,12 +121,7 @@ fn a_sub_agent_works_with_the_served_tools_and_answers_with_cline_s_output() {
         json!({"role": "system", "content": "You check notes."})
     );
     assert_eq!(first["model"], "scripted");
-    let offered: Vec<&str> = first["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str())
-        .collect();
+    let offered = offered_tools(first);
     assert_eq!(
         offered,
         ["ask_question", "editor", "read_files", "run_commands"],

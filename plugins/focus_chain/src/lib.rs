@@ -98,19 +98,7 @@ fn list_dir(ctx: &Ctx<'_>) -> Result<Option<PathBuf>, ToolError> {
     if let Some(dir) = ctx.setting_path("focus_chain.dir")? {
         return Ok(Some(dir));
     }
-    Ok(default_dir(
-        std::env::var_os("XDG_DATA_HOME").map(PathBuf::from),
-        std::env::var_os("HOME").map(PathBuf::from),
-    ))
-}
-
-/// The XDG data directory's `toolhost/focus_chain` (a relative `XDG_DATA_HOME` is ignored, as
-/// the XDG rules say).
-fn default_dir(xdg_data_home: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
-    let data = xdg_data_home
-        .filter(|p| p.is_absolute())
-        .or_else(|| home.map(|h| h.join(".local").join("share")))?;
-    Some(data.join("toolhost").join("focus_chain"))
+    Ok(tool_api::sdk::paths::data_dir().map(|dir| dir.join("focus_chain")))
 }
 
 fn save(file: &Path, content: &str) -> Result<(), ToolError> {
@@ -136,21 +124,3 @@ tool_api::export_plugin!(
         "toolset:cline-legacy",
     ]
 );
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_directory_follows_xdg() {
-        assert_eq!(
-            default_dir(Some("/data".into()), Some("/home/u".into())),
-            Some(PathBuf::from("/data/toolhost/focus_chain"))
-        );
-        assert_eq!(
-            default_dir(Some("relative".into()), Some("/home/u".into())),
-            Some(PathBuf::from("/home/u/.local/share/toolhost/focus_chain"))
-        );
-        assert_eq!(default_dir(None, None), None);
-    }
-}

@@ -11,11 +11,9 @@
 //! user, since a subagent never asks. The answer is Cline's `SpawnAgentOutput` as JSON: the
 //! last text, the iterations, why it finished, and the tokens.
 
-use agent_support::conversation::{
-    parse_arguments, request_body, Message, ToolAnswer, ToolDef, ToolRequest, Usage,
-};
-use agent_support::endpoint::{send, RequestError};
-use agent_support::llm::{max_turns, subagents_enabled, LlmSettings, Protocol};
+use agent_support::agent_loop::{self, Agent, Outcome, RunError};
+use agent_support::conversation::{parse_arguments, Message, ToolDef, ToolRequest};
+use agent_support::llm::{max_turns, subagents_enabled, LlmSettings};
 use serde_json::{json, Value};
 use tool_api::sdk::operation::required_string_param;
 use tool_api::sdk::prelude::*;
@@ -38,49 +36,15 @@ fn input_schema() -> Value {
     })
 }
 
-/// Why a run finished (Cline's `AgentFinishReason`, of the values a run here can reach).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Finish {
-    /// The model answered without calling a tool.
-    Completed,
-    /// The run made `subagents.max_turns` requests.
-    MaxIterations,
-}
-
-impl Finish {
-    /// Cline's name for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Completed => "completed",
-            Self::MaxIterations => "max_iterations",
-        }
-    }
-}
-
-/// What a run ends with: Cline's `SpawnAgentOutput`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    /// The model's last text.
-    pub text: String,
-    /// The requests made.
-    pub iterations: u64,
-    /// Why it finished.
-    pub finish: Finish,
-    /// The tokens of all its requests.
-    pub usage: Usage,
-}
-
-impl Outcome {
-    /// The answer the model reads: the output as compact JSON, with Cline's keys.
-    pub fn to_json(&self) -> String {
-        json!({
-            "text": self.text,
-            "iterations": self.iterations,
-            "finishReason": self.finish.name(),
-            "usage": {"inputTokens": self.usage.input, "outputTokens": self.usage.output},
-        })
-        .to_string()
-    }
+/// The answer the model reads: Cline's `SpawnAgentOutput` as compact JSON.
+pub fn output_json(outcome: &Outcome) -> String {
+    json!({
+        "text": outcome.text,
+        "iterations": outcome.iterations,
+        "finishReason": outcome.finish.name(),
+        "usage": {"inputTokens": outcome.usage.input, "outputTokens": outcome.usage.output},
+    })
+    .to_string()
 }
 
 /// The spawn_agent tool.
@@ -113,7 +77,7 @@ impl Tool for SpawnAgent {
         let llm = LlmSettings::read(ctx, NAME)?;
         let tools = served_tools(ctx, &llm)?;
         let outcome = run(ctx, &llm, system.trim(), &task, &tools)?;
-        Ok(ToolContent::text(outcome.to_json()))
+        Ok(ToolContent::text(output_json(&outcome)))
     }
 }
 
@@ -124,33 +88,15 @@ settings to use spawn_agent.";
 /// The error inside a sub-agent's run, where the tool is not offered either.
 pub const NESTED: &str = "spawn_agent cannot be used inside a sub-agent's run.";
 
-/// The longest tool description OpenAI's API takes; longer ones are cut by the host.
-const OPENAI_DESCRIPTION_LIMIT: u64 = 1024;
-
-/// The tools the host serves, as the model sees them (descriptions within what `llm`'s API
-/// takes), but this one: a sub-agent starts no sub-agent of its own.
+/// The tools the host serves, as the model sees them, but this one: a sub-agent starts no
+/// sub-agent of its own.
 fn served_tools(ctx: &Ctx<'_>, llm: &LlmSettings) -> Result<Vec<ToolDef>, ToolError> {
-    let limit = match llm.protocol {
-        Protocol::OpenAi => json!(OPENAI_DESCRIPTION_LIMIT),
-        Protocol::Anthropic => Value::Null,
-    };
-    let listed = ctx.call_service("tools", "list", &json!({ "description_limit": limit }))?;
-    let tools = listed["tools"].as_array().cloned().unwrap_or_default();
-    Ok(tools
-        .into_iter()
-        .filter(|tool| tool["name"] != NAME)
-        .filter_map(|tool| {
-            Some(ToolDef {
-                name: tool["name"].as_str()?.to_string(),
-                description: tool["description"].as_str().unwrap_or_default().to_string(),
-                schema: tool["input_schema"].clone(),
-            })
-        })
-        .collect())
+    let mut tools = agent_support::host_tools(ctx, llm)?;
+    tools.retain(|tool| tool.name != NAME);
+    Ok(tools)
 }
 
-/// The sub-agent's loop: a request, its tool calls through the host, again, until an answer
-/// without tool calls or the turn limit.
+/// The sub-agent's run, its tool calls made through the host.
 fn run(
     ctx: &Ctx<'_>,
     llm: &LlmSettings,
@@ -159,57 +105,26 @@ fn run(
     tools: &[ToolDef],
 ) -> Result<Outcome, ToolError> {
     let api_key = llm.api_key()?;
-    let limit = max_turns(ctx)?;
+    let agent = Agent {
+        system,
+        tools,
+        max_turns: max_turns(ctx)?,
+    };
     let mut messages = vec![Message::User(vec![task.to_string()])];
-    let mut usage = Usage::default();
-    let mut text = String::new();
-    for iteration in 1..=limit {
-        let body = request_body(llm, system, tools, &messages);
-        let reply = match send(ctx, llm, api_key.as_deref(), &body) {
-            Ok(reply) => reply,
-            Err(RequestError::Cancelled) => return Err(cancelled()),
-            Err(RequestError::Failed { message, .. }) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::FAILED,
-                    format!("The sub-agent's model request failed: {message}"),
-                ))
-            }
-        };
-        usage.input += reply.usage.input;
-        usage.output += reply.usage.output;
-        text = reply.text.clone();
-        if reply.calls.is_empty() {
-            return Ok(Outcome {
-                text,
-                iterations: iteration,
-                finish: Finish::Completed,
-                usage,
-            });
-        }
-        let mut answers = Vec::new();
-        for request in &reply.calls {
-            if ctx.is_cancelled() {
-                return Err(cancelled());
-            }
-            answers.push(ToolAnswer {
-                id: request.id.clone(),
-                text: answer(ctx, tools, request),
-            });
-        }
-        messages.push(Message::Assistant {
-            text: reply.text,
-            calls: reply.calls,
-        });
-        messages.push(Message::Results(answers));
-    }
-    if ctx.is_cancelled() {
-        return Err(cancelled());
-    }
-    Ok(Outcome {
-        text,
-        iterations: limit,
-        finish: Finish::MaxIterations,
-        usage,
+    agent_loop::run(
+        ctx,
+        llm,
+        api_key.as_deref(),
+        agent,
+        &mut messages,
+        &|request| answer(ctx, tools, request),
+    )
+    .map_err(|e| match e {
+        RunError::Cancelled => cancelled(),
+        RunError::Request(message) => ToolError::new(
+            ToolErrorKind::FAILED,
+            format!("The sub-agent's model request failed: {message}"),
+        ),
     })
 }
 
@@ -249,6 +164,8 @@ tool_api::export_plugin!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_support::agent_loop::Finish;
+    use agent_support::conversation::Usage;
 
     #[test]
     fn the_output_has_cline_s_keys() {
@@ -263,7 +180,7 @@ mod tests {
             },
         };
         assert_eq!(
-            outcome.to_json(),
+            output_json(&outcome),
             r#"{"text":"found it","iterations":2,"finishReason":"completed","usage":{"inputTokens":30,"outputTokens":7}}"#
         );
     }

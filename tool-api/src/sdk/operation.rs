@@ -91,7 +91,7 @@ pub fn required_string_param(
 }
 
 /// A JSON value's kind, as Cline's schema library (zod) names it.
-fn kind(value: &Value) -> &'static str {
+pub fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -15,6 +15,24 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+/// toolhost's data directory, where tools keep what outlives a call (`toolhost/` in
+/// `$XDG_DATA_HOME`, else in `~/.local/share`; a relative `XDG_DATA_HOME` is ignored, as the
+/// XDG rules say).
+pub fn data_dir() -> Option<PathBuf> {
+    data_dir_of(
+        std::env::var_os("XDG_DATA_HOME").map(PathBuf::from),
+        std::env::var_os("HOME").map(PathBuf::from),
+    )
+}
+
+/// [`data_dir`] for the given `XDG_DATA_HOME` and home.
+pub fn data_dir_of(xdg_data_home: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
+    let data = xdg_data_home
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.map(|h| h.join(".local").join("share")))?;
+    Some(data.join("toolhost"))
+}
+
 /// Expands `~` and `${env:NAME}` in `text`.
 pub fn expand(text: &str) -> Result<PathBuf, String> {
     let mut out = String::with_capacity(text.len());
@@ -124,6 +142,19 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_data_directory_follows_xdg() {
+        assert_eq!(
+            data_dir_of(Some("/data".into()), Some("/home/u".into())),
+            Some(PathBuf::from("/data/toolhost"))
+        );
+        assert_eq!(
+            data_dir_of(Some("relative".into()), Some("/home/u".into())),
+            Some(PathBuf::from("/home/u/.local/share/toolhost"))
+        );
+        assert_eq!(data_dir_of(None, None), None);
+    }
 
     #[test]
     fn home_and_variables_are_expanded() {

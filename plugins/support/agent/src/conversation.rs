@@ -1,6 +1,7 @@
 //! An agent's conversation in a protocol-neutral form, and its encoding for the OpenAI chat
 //! completions and Anthropic messages APIs (native tool calling, no streaming).
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::llm::{LlmSettings, Protocol, DEFAULT_MAX_TOKENS};
@@ -17,7 +18,7 @@ pub struct ToolDef {
 }
 
 /// One tool call the model asked for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolRequest {
     /// The id the answer must carry.
     pub id: String,
@@ -28,7 +29,7 @@ pub struct ToolRequest {
 }
 
 /// The answer to one [`ToolRequest`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolAnswer {
     /// The request's id.
     pub id: String,
@@ -37,7 +38,7 @@ pub struct ToolAnswer {
 }
 
 /// One message of the conversation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Message {
     /// The user's text blocks.
     User(Vec<String>),

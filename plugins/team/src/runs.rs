@@ -1,0 +1,470 @@
+//! Teammates and their runs: spawning and routing work to a teammate, synchronously (the call
+//! waits for the teammate's answer) or as an async run kept on the board, which a
+//! `team_await_runs` call runs (two at a time) and waits for.
+//!
+//! A teammate is a sub-agent on the `[llm]` endpoint with its role prompt as system prompt. It
+//! is offered the host's tools (but those that start agents) and the team tools (but spawning),
+//! which it calls as itself: the host's through the host's full dispatch as a subagent's calls,
+//! the team's here with the teammate as the caller.
+
+use std::time::{Duration, Instant};
+
+use agent_support::agent_loop::{self, Agent, Outcome, RunError};
+use agent_support::conversation::{parse_arguments, Message, ToolDef, ToolRequest};
+use agent_support::llm::{max_turns, subagents_enabled, LlmSettings};
+use serde_json::{json, Map, Value};
+
+use crate::board::{is_active, preview, with_mail, Member, Run};
+use crate::session::{entry, required, text, Session};
+use crate::specs;
+use crate::store::{now, this_process, EPOCH, RECOVERED};
+
+/// How many async runs a team runs at once (Cline's default).
+const MAX_CONCURRENT_RUNS: usize = 2;
+
+/// How often an await looks at a run another process runs.
+const POLL: Duration = Duration::from_millis(250);
+
+/// The tools that start agents of their own, which a teammate is not offered (Cline gives
+/// teammates neither spawn_agent nor the team's spawning).
+const NOT_FOR_TEAMMATES: &[&str] = &["spawn_agent", specs::SPAWN];
+
+/// What a run recovered from a process that is gone starts with.
+fn recovery_preamble(run_id: &str) -> String {
+    format!(
+        "This is an automatic recovery of interrupted team run {run_id}. The previous process stopped before completion. Continue the task safely, inspect the current workspace state before making changes, and avoid duplicating completed work."
+    )
+}
+
+/// Teammates run on the sub-agent gate: `subagents.enabled`.
+fn gate(session: &Session<'_, '_>, tool: &str) -> Result<(), String> {
+    match subagents_enabled(session.ctx) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(format!(
+            "Teammates are sub-agents, and sub-agents are disabled. Set subagents.enabled = true in the settings to use {tool}."
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `team_spawn_teammate`.
+pub fn spawn(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Value, String> {
+    let agent_id = required(input, "agentId");
+    let role = required(input, "rolePrompt");
+    session.store.update(|e| {
+        if !e.team_state.is_lead(session.requester) {
+            return Err("Only the lead agent can manage teammates.".to_string());
+        }
+        gate(session, specs::SPAWN)?;
+        let board = &mut e.team_state;
+        match board.member(agent_id) {
+            Some(m) if m.role != "teammate" => {
+                return Err(format!(
+                    "Team member \"{agent_id}\" already exists and is not a teammate"
+                ))
+            }
+            Some(m) if m.status == "running" => {
+                return Err(format!(
+                    "Teammate \"{agent_id}\" is currently running and cannot be respawned"
+                ))
+            }
+            _ => {}
+        }
+        let member = Member {
+            agent_id: agent_id.to_string(),
+            role: "teammate".to_string(),
+            description: Some(role.to_string()),
+            status: "idle".to_string(),
+            running_in: None,
+        };
+        match board.member_mut(agent_id) {
+            Some(existing) => *existing = member,
+            None => board.members.push(member),
+        }
+        e.conversations.remove(agent_id);
+        Ok(json!({"agentId": agent_id, "status": "spawned"}))
+    })
+}
+
+/// `team_run_task`.
+pub fn run_task(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Value, String> {
+    gate(session, "team_run_task")?;
+    let agent_id = required(input, "agentId");
+    let message = required(input, "task");
+    let task_id = text(input, "taskId").filter(|id| !id.is_empty());
+    let continued = input.get("continueConversation").and_then(Value::as_bool) == Some(true);
+    if text(input, "runMode") == Some("async") {
+        let run_id = session.store.update(|e| {
+            let now = now();
+            let run = Run {
+                id: e.next_id("run", 5),
+                agent_id: agent_id.to_string(),
+                task_id: task_id.map(str::to_string),
+                status: "queued".to_string(),
+                message: message.to_string(),
+                priority: 0,
+                retry_count: 0,
+                max_retries: 0,
+                continue_conversation: continued.then_some(true),
+                started_at: EPOCH.to_string(),
+                ended_at: None,
+                lease_owner: None,
+                heartbeat_at: None,
+                last_progress_at: Some(now),
+                last_progress_message: Some("queued".to_string()),
+                current_activity: Some("queued".to_string()),
+                error: None,
+                result: None,
+            };
+            let id = run.id.clone();
+            e.team_state.runs.push(run);
+            Ok(id)
+        })?;
+        return Ok(json!({
+            "agentId": agent_id, "mode": "async", "status": "queued", "dispatched": true,
+            "message": format!("Task dispatched to {agent_id} and queued as {run_id}."),
+            "runId": run_id,
+        }));
+    }
+    let outcome = route(session, agent_id, message, task_id, continued)?;
+    Ok(json!({
+        "agentId": agent_id, "mode": "sync", "status": "running", "dispatched": true,
+        "message": format!("Task dispatched to {agent_id} and completed in sync mode."),
+        "text": outcome.text, "iterations": outcome.iterations,
+    }))
+}
+
+/// `team_cancel_run`: a run that has not ended ends cancelled (one running ends when its
+/// teammate's next step does, and stays cancelled).
+pub fn cancel(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Value, String> {
+    session.store.update(|e| {
+        let run = e.team_state.run_mut(required(input, "runId"))?;
+        if run.status != "completed" && run.status != "failed" {
+            run.status = "cancelled".to_string();
+            run.error = text(input, "reason").map(str::to_string);
+            run.ended_at = Some(now());
+            run.current_activity = Some("cancelled".to_string());
+        }
+        Ok(json!({"runId": run.id, "status": run.status}))
+    })
+}
+
+/// `team_list_runs`.
+pub fn list(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Value, String> {
+    let completed = input.get("includeCompleted").and_then(Value::as_bool) != Some(false);
+    session.store.update(|e| {
+        Ok(Value::Array(
+            e.team_state
+                .runs
+                .iter()
+                .filter(|r| text(input, "status").is_none_or(|s| r.status == s))
+                .filter(|r| text(input, "agentId").is_none_or(|a| r.agent_id == a))
+                .filter(|r| completed || is_active(&r.status))
+                .map(summary)
+                .collect(),
+        ))
+    })
+}
+
+/// `team_await_runs`: runs what is queued, waits for what another process runs, then answers
+/// as Cline does (a run that did not complete is an error).
+pub fn await_runs(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Value, String> {
+    let Some(run_id) = text(input, "runId") else {
+        let runs = settle(session, None)?;
+        let failed: Vec<String> = runs
+            .iter()
+            .filter(|r| ["failed", "cancelled", "interrupted"].contains(&r.status.as_str()))
+            .map(|r| match &r.error {
+                Some(error) => format!("{}:{}({error})", r.id, r.status),
+                None => format!("{}:{}", r.id, r.status),
+            })
+            .collect();
+        if !failed.is_empty() {
+            return Err(format!(
+                "One or more runs did not complete successfully: {}",
+                failed.join(", ")
+            ));
+        }
+        return Ok(Value::Array(runs.iter().map(summary).collect()));
+    };
+    session
+        .store
+        .update(|e| e.team_state.run_mut(run_id).map(drop))?;
+    let runs = settle(session, Some(run_id))?;
+    let run = runs
+        .into_iter()
+        .find(|r| r.id == run_id)
+        .ok_or_else(|| format!("Run \"{run_id}\" was not found"))?;
+    let ended = |how: &str| match &run.error {
+        Some(error) => format!("Run \"{run_id}\" {how}: {error}"),
+        None => format!("Run \"{run_id}\" {how}"),
+    };
+    match run.status.as_str() {
+        "failed" => Err(ended("failed")),
+        "cancelled" => Err(ended("was cancelled")),
+        "interrupted" => Err(ended("was interrupted")),
+        _ => Ok(summary(&run)),
+    }
+}
+
+/// Runs the queued runs (`only` the one, or all), two at a time, and waits for those another
+/// process runs, until none of them is active; answers every run then.
+fn settle(session: &Session<'_, '_>, only: Option<&str>) -> Result<Vec<Run>, String> {
+    let awaited = |run: &Run| only.is_none_or(|id| run.id == id);
+    loop {
+        let runs = session.store.update(|e| Ok(e.team_state.runs.clone()))?;
+        let queued: Vec<String> = runs
+            .iter()
+            .filter(|r| awaited(r) && r.status == "queued")
+            .map(|r| r.id.clone())
+            .collect();
+        if queued.is_empty() {
+            if !runs.iter().any(|r| awaited(r) && r.status == "running") {
+                return Ok(runs);
+            }
+            if session.ctx.wait_cancelled(POLL) {
+                return Err("The wait for the team's runs was cancelled.".to_string());
+            }
+            continue;
+        }
+        for batch in queued.chunks(MAX_CONCURRENT_RUNS) {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = batch
+                    .iter()
+                    .map(|id| scope.spawn(move || execute(session, id)))
+                    .collect();
+                handles.into_iter().try_for_each(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("A teammate's run stopped.".to_string()))
+                })
+            })?;
+        }
+    }
+}
+
+/// Runs the queued run `run_id` to its end; one not queued is left as it is.
+fn execute(session: &Session<'_, '_>, run_id: &str) -> Result<(), String> {
+    let claimed = session.store.update(|e| {
+        let run = e.team_state.run_mut(run_id)?;
+        if run.status != "queued" {
+            return Ok(None);
+        }
+        let now = now();
+        let message = if run.current_activity.as_deref() == Some(RECOVERED) {
+            format!("{}\n\n{}", recovery_preamble(run_id), run.message)
+        } else {
+            run.message.clone()
+        };
+        run.status = "running".to_string();
+        run.started_at = now.clone();
+        run.heartbeat_at = Some(now);
+        run.current_activity = Some("run_started".to_string());
+        run.lease_owner = Some(this_process());
+        let continued = run.continue_conversation == Some(true);
+        Ok(Some((
+            run.agent_id.clone(),
+            message,
+            run.task_id.clone(),
+            continued,
+        )))
+    })?;
+    let Some((agent_id, message, task_id, continued)) = claimed else {
+        return Ok(());
+    };
+    let started = Instant::now();
+    let result = route(session, &agent_id, &message, task_id.as_deref(), continued);
+    let elapsed = started.elapsed().as_millis() as u64;
+    session.store.update(|e| {
+        let run = e.team_state.run_mut(run_id)?;
+        run.lease_owner = None;
+        if run.status == "cancelled" {
+            return Ok(());
+        }
+        run.ended_at = Some(now());
+        match &result {
+            Ok(outcome) => {
+                run.status = "completed".to_string();
+                run.current_activity = Some("completed".to_string());
+                run.result = Some(result_json(outcome, elapsed));
+            }
+            Err(error) => {
+                run.status = "failed".to_string();
+                run.current_activity = Some("failed".to_string());
+                run.error = Some(error.clone());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Runs teammate `agent_id` on `message` (after its unread mail) to its answer: Cline's
+/// `routeToTeammate`.
+fn route(
+    session: &Session<'_, '_>,
+    agent_id: &str,
+    message: &str,
+    task_id: Option<&str>,
+    continued: bool,
+) -> Result<Outcome, String> {
+    let (role, mut messages) = session.store.update(|e| {
+        let member = e.team_state.teammate_mut(agent_id)?;
+        if member.status == "running" {
+            return Err("Cannot start a new run while another run is already in progress".into());
+        }
+        member.status = "running".to_string();
+        member.running_in = Some(this_process());
+        let role = member.description.clone().unwrap_or_default();
+        let mail = e.team_state.take_unread(agent_id, &now());
+        let mut history = match continued {
+            true => e.conversations.get(agent_id).cloned().unwrap_or_default(),
+            false => Vec::new(),
+        };
+        history.push(Message::User(vec![with_mail(&mail, message)]));
+        Ok((role, history))
+    })?;
+    let result = converse(session, agent_id, role.trim(), &mut messages);
+    session.store.update(|e| {
+        if let Ok(member) = e.team_state.teammate_mut(agent_id) {
+            member.running_in = None;
+            if member.status == "running" {
+                member.status = "idle".to_string();
+            }
+        }
+        let mut logged = match &result {
+            Ok(outcome) => {
+                e.conversations
+                    .insert(agent_id.to_string(), messages.clone());
+                let summary = format!(
+                    "Completed a delegated run ({} iterations)",
+                    outcome.iterations
+                );
+                entry(e, agent_id, "progress", &summary)
+            }
+            Err(error) => entry(e, agent_id, "error", error),
+        };
+        logged.task_id = task_id.map(str::to_string);
+        e.team_state.log(logged).map(drop)
+    })?;
+    result
+}
+
+/// The teammate's conversation, from `messages` (which end with its task) to its answer.
+fn converse(
+    session: &Session<'_, '_>,
+    agent_id: &str,
+    role: &str,
+    messages: &mut Vec<Message>,
+) -> Result<Outcome, String> {
+    let ctx = session.ctx;
+    let llm = LlmSettings::read(ctx, "team_run_task").map_err(|e| e.to_string())?;
+    let api_key = llm.api_key().map_err(|e| e.to_string())?;
+    let mut offered = agent_support::host_tools(ctx, &llm).map_err(|e| e.message.to_string())?;
+    offered.retain(|tool| {
+        !NOT_FOR_TEAMMATES.contains(&tool.name.as_str()) && specs::find(&tool.name).is_none()
+    });
+    offered.extend(
+        specs::all()
+            .iter()
+            .filter(|spec| !NOT_FOR_TEAMMATES.contains(&spec.name.as_str()))
+            .map(|spec| ToolDef {
+                name: spec.name.clone(),
+                description: spec.description.clone(),
+                schema: spec.input_schema.clone(),
+            }),
+    );
+    let agent = Agent {
+        system: role,
+        tools: &offered,
+        max_turns: max_turns(ctx).map_err(|e| e.to_string())?,
+    };
+    let teammate = session.as_member(agent_id);
+    let respond = |request: &ToolRequest| answer(&teammate, &offered, request);
+    agent_loop::run(ctx, &llm, api_key.as_deref(), agent, messages, &respond).map_err(|e| match e {
+        RunError::Cancelled => "The teammate's run was cancelled.".to_string(),
+        RunError::Request(message) => message,
+    })
+}
+
+/// What the teammate reads as the result of one of its tool calls.
+fn answer(teammate: &Session<'_, '_>, offered: &[ToolDef], request: &ToolRequest) -> String {
+    if !offered.iter().any(|tool| tool.name == request.name) {
+        return tool_api::texts::tool_error(&format!("Tool '{}' is not available.", request.name));
+    }
+    let arguments = match parse_arguments(&request.raw_arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => return tool_api::texts::tool_error(&message),
+    };
+    if specs::find(&request.name).is_some() {
+        return match teammate.call(&request.name, &Value::Object(arguments)) {
+            Ok(answer) => answer,
+            Err(error) => tool_api::texts::tool_error(&error),
+        };
+    }
+    agent_support::call_through_host(teammate.ctx, &request.name, arguments)
+}
+
+/// A run's result as Cline keeps it (`AgentResult`, without the transcript).
+fn result_json(outcome: &Outcome, duration_ms: u64) -> Value {
+    let mut usage =
+        json!({"inputTokens": outcome.usage.input, "outputTokens": outcome.usage.output});
+    if outcome.usage.cache_read > 0 {
+        usage["cacheReadTokens"] = json!(outcome.usage.cache_read);
+    }
+    if outcome.usage.cache_write > 0 {
+        usage["cacheWriteTokens"] = json!(outcome.usage.cache_write);
+    }
+    json!({
+        "text": outcome.text,
+        "iterations": outcome.iterations,
+        "finishReason": outcome.finish.name(),
+        "durationMs": duration_ms,
+        "usage": usage,
+    })
+}
+
+/// Cline's run summary: the record with previews instead of the message and the result.
+fn summary(run: &Run) -> Value {
+    let mut out = Map::new();
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            out.insert(key.to_string(), value);
+        }
+    };
+    put("id", Some(json!(run.id)));
+    put("agentId", Some(json!(run.agent_id)));
+    put("taskId", run.task_id.as_ref().map(|v| json!(v)));
+    put("status", Some(json!(run.status)));
+    put("messagePreview", Some(json!(preview(&run.message, 240))));
+    put("priority", Some(json!(run.priority)));
+    put("retryCount", Some(json!(run.retry_count)));
+    put("maxRetries", Some(json!(run.max_retries)));
+    put(
+        "continueConversation",
+        run.continue_conversation.map(|v| json!(v)),
+    );
+    put("startedAt", Some(json!(run.started_at)));
+    for (key, value) in [
+        ("endedAt", &run.ended_at),
+        ("leaseOwner", &run.lease_owner),
+        ("heartbeatAt", &run.heartbeat_at),
+        ("lastProgressAt", &run.last_progress_at),
+        ("lastProgressMessage", &run.last_progress_message),
+        ("currentActivity", &run.current_activity),
+        ("error", &run.error),
+    ] {
+        put(key, value.as_ref().map(|v| json!(v)));
+    }
+    put(
+        "resultSummary",
+        run.result.as_ref().map(|result| {
+            json!({
+                "textPreview": preview(result["text"].as_str().unwrap_or_default(), 400),
+                "iterations": result["iterations"],
+                "finishReason": result["finishReason"],
+                "durationMs": result["durationMs"],
+                "usage": result["usage"],
+            })
+        }),
+    );
+    Value::Object(out)
+}
