@@ -38,19 +38,18 @@ fn team_user(model: &ScriptedModel, extra: &str, libraries: &[&str]) -> Home {
     home
 }
 
+/// A call as a user at a terminal would make it, but that `--yes` approves what asks.
 fn call(home: &Home, tool: &str, params: &Value) -> Run {
+    call_with(home, tool, params, &["--yes"])
+}
+
+fn call_with(home: &Home, tool: &str, params: &Value, extra: &[&str]) -> Run {
     let cwd = home.ws.display().to_string();
     let params = params.to_string();
-    run(home.toolhost().args([
-        "--tools",
-        "cline-sdk",
-        "call",
-        "--yes",
-        tool,
-        &params,
-        "--cwd",
-        &cwd,
-    ]))
+    let mut args = vec!["--tools", "cline-sdk", "call"];
+    args.extend(extra);
+    args.extend([tool, &params, "--cwd", &cwd]);
+    run(home.toolhost().args(&args))
 }
 
 /// `text` with what differs between runs written as the vectors write it: times `{time}`,
@@ -150,7 +149,7 @@ fn worker(body: &Value) -> Value {
                 json!({"agentId": "eve", "rolePrompt": "r"}),
             ),
         ],
-        "write the board" => vec![("team_status", json!({}))],
+        "write a file" => vec![("editor", json!({"path": "made.txt", "new_text": "made\n"}))],
         other => return text_reply(&format!("no script for {other:?}")),
     };
     match calls.get(results.len()) {
@@ -253,6 +252,39 @@ fn a_teammate_cannot_act_as_the_lead() {
         "ana is still there: {status:?}"
     );
     assert!(!status.stdout.contains("eve"), "{status:?}");
+}
+
+#[test]
+fn a_teammate_asks_nobody_in_a_sync_run_or_an_awaited_one() {
+    let model = ScriptedModel::start(worker);
+    let home = team_user(&model, "", &["editor"]);
+    spawn_ana(&home);
+    let ran = call_with(
+        &home,
+        "team_run_task",
+        &json!({"agentId": "ana", "task": "write a file"}),
+        &[],
+    );
+    assert!(
+        ran.stdout.contains("subagents do not ask the user"),
+        "{ran:?}"
+    );
+    let queued = call_with(
+        &home,
+        "team_run_task",
+        &json!({"agentId": "ana", "task": "write a file", "runMode": "async"}),
+        &[],
+    );
+    assert!(queued.stdout.contains("run_00001"), "{queued:?}");
+    let awaited = call_with(&home, "team_await_runs", &json!({}), &[]);
+    assert!(
+        awaited.stdout.contains("subagents do not ask the user"),
+        "{awaited:?}"
+    );
+    assert!(
+        !home.ws.join("made.txt").exists(),
+        "a refused edit writes nothing"
+    );
 }
 
 #[test]

@@ -36,11 +36,15 @@ impl Tool for Team {
         specs::all()
             .iter()
             .map(|spec| {
+                // Every one of them may run a teammate (a teammate's own calls of team tools are
+                // made within the lead's call), and a teammate's calls of the host's tools are
+                // a subagent's: they ask nobody.
                 let mut tool = ToolSpec::simple(&spec.name, &spec.description, &[])
                     .approval(ApprovalCategory::Read)
-                    .checks_own_params();
+                    .checks_own_params()
+                    .calls_as_subagent();
                 if spec.name == specs::SPAWN || spec.name == "team_run_task" {
-                    tool = tool.open_world().calls_as_subagent();
+                    tool = tool.open_world();
                 }
                 if spec.name == "team_run_task" || spec.name == "team_await_runs" {
                     tool = tool.runs_long();
