@@ -152,8 +152,8 @@ pub fn cancel(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<V
 /// `team_list_runs`.
 pub fn list(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Value, String> {
     let completed = input.get("includeCompleted").and_then(Value::as_bool) != Some(false);
-    session.store.update(|e| {
-        Ok(Value::Array(
+    session.store.read(|e| {
+        Value::Array(
             e.team_state
                 .runs
                 .iter()
@@ -162,7 +162,7 @@ pub fn list(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Val
                 .filter(|r| completed || is_active(&r.status))
                 .map(summary)
                 .collect(),
-        ))
+        )
     })
 }
 
@@ -187,9 +187,12 @@ pub fn await_runs(session: &Session<'_, '_>, input: &Map<String, Value>) -> Resu
         }
         return Ok(Value::Array(runs.iter().map(summary).collect()));
     };
-    session
+    if !session
         .store
-        .update(|e| e.team_state.run_mut(run_id).map(drop))?;
+        .read(|e| e.team_state.runs.iter().any(|r| r.id == run_id))?
+    {
+        return Err(format!("Run \"{run_id}\" was not found"));
+    }
     let runs = settle(session, Some(run_id))?;
     let run = runs
         .into_iter()
@@ -212,7 +215,7 @@ pub fn await_runs(session: &Session<'_, '_>, input: &Map<String, Value>) -> Resu
 fn settle(session: &Session<'_, '_>, only: Option<&str>) -> Result<Vec<Run>, String> {
     let awaited = |run: &Run| only.is_none_or(|id| run.id == id);
     loop {
-        let runs = session.store.update(|e| Ok(e.team_state.runs.clone()))?;
+        let runs = session.store.read(|e| e.team_state.runs.clone())?;
         let queued: Vec<String> = runs
             .iter()
             .filter(|r| awaited(r) && r.status == "queued")

@@ -98,6 +98,12 @@ impl Store {
         Ok(result)
     }
 
+    /// Reads the state, as [`Store::update`] would find it, without writing it.
+    pub fn read<T>(&self, look: impl FnOnce(&Envelope) -> T) -> Result<T, String> {
+        let _lock = self.lock()?;
+        Ok(look(&self.load()?))
+    }
+
     /// The team's directory, made when missing, and its lock held until the guard drops.
     fn lock(&self) -> Result<File, String> {
         std::fs::create_dir_all(&self.dir).map_err(|e| self.trouble("create", &e))?;

@@ -23,7 +23,10 @@ pub fn call(session: &Session<'_, '_>, name: &str, params: &Value) -> Result<Str
     let answer = match name {
         "team_spawn_teammate" => runs::spawn(session, &input)?,
         "team_shutdown_teammate" => shutdown(session, &input)?,
-        "team_status" => session.store.update(|e| Ok(status(e)))?,
+        "team_status" => session.store.read(status)?,
+        "team_task" if text(&input, "action") == Some("list") => {
+            session.store.read(|e| list_tasks(e, &input))?
+        }
         "team_task" => session
             .store
             .update(|e| task(e, session.requester, &input, params))?,
@@ -54,7 +57,7 @@ pub fn call(session: &Session<'_, '_>, name: &str, params: &Value) -> Result<Str
             .store
             .update(|e| review(e, session.requester, &input))?,
         "team_finalize_outcome" => session.store.update(|e| finalize(e, &input))?,
-        "team_list_outcomes" => session.store.update(|e| Ok(json!(e.team_state.outcomes)))?,
+        "team_list_outcomes" => session.store.read(|e| json!(e.team_state.outcomes))?,
         other => return Err(format!("Tool '{other}' is not available.")),
     };
     Ok(answer.to_string())
@@ -116,6 +119,27 @@ fn status(e: &Envelope) -> Value {
     })
 }
 
+/// `team_task`'s list: the tasks (by status and assignee, when given), each with whether it
+/// is ready and what blocks it.
+fn list_tasks(e: &Envelope, input: &Map<String, Value>) -> Value {
+    let board = &e.team_state;
+    let tasks: Vec<Value> = board
+        .tasks
+        .iter()
+        .filter(|t| text(input, "status").is_none_or(|s| t.status == s))
+        .filter(|t| text(input, "assignee").is_none_or(|a| t.assignee.as_deref() == Some(a)))
+        .map(|t| {
+            let blocked_by = board.blocked_by(t);
+            let mut item = json!(t);
+            item["isReady"] =
+                json!(t.status == "pending" && t.assignee.is_none() && blocked_by.is_empty());
+            item["blockedBy"] = json!(blocked_by);
+            item
+        })
+        .collect();
+    json!({"action": "list", "tasks": tasks})
+}
+
 fn task(
     e: &mut Envelope,
     requester: &str,
@@ -173,27 +197,7 @@ fn task(
             e.team_state.tasks.push(task);
             Ok(answer)
         }
-        "list" => {
-            let board = &e.team_state;
-            let tasks: Vec<Value> = board
-                .tasks
-                .iter()
-                .filter(|t| text(input, "status").is_none_or(|s| t.status == s))
-                .filter(|t| {
-                    text(input, "assignee").is_none_or(|a| t.assignee.as_deref() == Some(a))
-                })
-                .map(|t| {
-                    let blocked_by = board.blocked_by(t);
-                    let mut item = json!(t);
-                    item["isReady"] = json!(
-                        t.status == "pending" && t.assignee.is_none() && blocked_by.is_empty()
-                    );
-                    item["blockedBy"] = json!(blocked_by);
-                    item
-                })
-                .collect();
-            Ok(json!({"action": "list", "tasks": tasks}))
-        }
+        "list" => Ok(list_tasks(e, input)),
         _ => {
             let task_id = required(input, "taskId");
             let found = e.team_state.task_mut(task_id)?.clone();
