@@ -149,6 +149,7 @@ fn worker(body: &Value) -> Value {
                 json!({"agentId": "eve", "rolePrompt": "r"}),
             ),
         ],
+        "await the team" => vec![("team_await_runs", json!({}))],
         "write a file" => vec![("editor", json!({"path": "made.txt", "new_text": "made\n"}))],
         other => return text_reply(&format!("no script for {other:?}")),
     };
@@ -284,6 +285,30 @@ fn a_teammate_asks_nobody_in_a_sync_run_or_an_awaited_one() {
     assert!(
         !home.ws.join("made.txt").exists(),
         "a refused edit writes nothing"
+    );
+}
+
+#[test]
+fn a_teammate_awaiting_the_team_from_its_own_run_does_not_wait_for_itself() {
+    let model = ScriptedModel::start(worker);
+    // Were it to wait for itself, the call would end only at the host's call timeout.
+    let home = team_user(&model, "[limits]\ncall_timeout_secs = 20\n", &[]);
+    spawn_ana(&home);
+    let queued = call(
+        &home,
+        "team_run_task",
+        &json!({"agentId": "ana", "task": "await the team", "runMode": "async"}),
+    );
+    assert!(queued.stdout.contains("run_00001"), "{queued:?}");
+    let awaited = call(&home, "team_await_runs", &json!({"runId": "run_00001"}));
+    assert!(
+        awaited.stdout.contains("\"status\":\"completed\""),
+        "{awaited:?}"
+    );
+    let said = texts_of(&model.seen()[1], "tool").join(" ");
+    assert!(
+        said.contains("\"id\":\"run_00001\"") && said.contains("\"status\":\"running\""),
+        "{said}"
     );
 }
 

@@ -211,9 +211,12 @@ pub fn await_runs(session: &Session<'_, '_>, input: &Map<String, Value>) -> Resu
 }
 
 /// Runs the queued runs (`only` the one, or all), two at a time, and waits for those another
-/// process runs, until none of them is active; answers every run then.
+/// process runs, until none of them is active; answers every run then. A teammate's own run,
+/// which it awaits from inside, is not waited for: it ends when the teammate answers (Cline's
+/// waits for it until the await's hour is up).
 fn settle(session: &Session<'_, '_>, only: Option<&str>) -> Result<Vec<Run>, String> {
-    let awaited = |run: &Run| only.is_none_or(|id| run.id == id);
+    let own = |run: &Run| run.agent_id == session.requester && run.status == "running";
+    let awaited = |run: &Run| only.is_none_or(|id| run.id == id) && !own(run);
     loop {
         let runs = session.store.read(|e| e.team_state.runs.clone())?;
         let queued: Vec<String> = runs
