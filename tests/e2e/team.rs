@@ -150,6 +150,17 @@ fn worker(body: &Value) -> Value {
             ),
         ],
         "await the team" => vec![("team_await_runs", json!({}))],
+        "ask bob" => vec![(
+            "team_run_task",
+            json!({"agentId": "bob", "task": "await the team"}),
+        )],
+        "cancel my run" => vec![
+            (
+                "team_cancel_run",
+                json!({"runId": "run_00001", "reason": "enough"}),
+            ),
+            ("read_files", json!({"files": [{"path": "notes.txt"}]})),
+        ],
         "write a file" => vec![("editor", json!({"path": "made.txt", "new_text": "made\n"}))],
         other => return text_reply(&format!("no script for {other:?}")),
     };
@@ -310,6 +321,55 @@ fn a_teammate_awaiting_the_team_from_its_own_run_does_not_wait_for_itself() {
         said.contains("\"id\":\"run_00001\"") && said.contains("\"status\":\"running\""),
         "{said}"
     );
+}
+
+#[test]
+fn an_await_inside_work_routed_from_a_run_does_not_wait_for_that_run() {
+    let model = ScriptedModel::start(worker);
+    // Were bob to wait for ana's run, which waits for bob, only the call timeout would end it.
+    let home = team_user(&model, "[limits]\ncall_timeout_secs = 20\n", &[]);
+    spawn_ana(&home);
+    let bob = call(
+        &home,
+        "team_spawn_teammate",
+        &json!({"agentId": "bob", "rolePrompt": "You wait."}),
+    );
+    assert_eq!(bob.code, 0, "{bob:?}");
+    let queued = call(
+        &home,
+        "team_run_task",
+        &json!({"agentId": "ana", "task": "ask bob", "runMode": "async"}),
+    );
+    assert!(queued.stdout.contains("run_00001"), "{queued:?}");
+    let awaited = call(&home, "team_await_runs", &json!({}));
+    assert!(
+        awaited.stdout.contains("\"status\":\"completed\""),
+        "{awaited:?}"
+    );
+}
+
+#[test]
+fn a_run_cancelled_while_it_runs_stops_before_its_next_step() {
+    let model = ScriptedModel::start(worker);
+    let home = team_user(&model, "", &["read_files"]);
+    std::fs::write(home.ws.join("notes.txt"), "inside\n").unwrap();
+    spawn_ana(&home);
+    let queued = call(
+        &home,
+        "team_run_task",
+        &json!({"agentId": "ana", "task": "cancel my run", "runMode": "async"}),
+    );
+    assert!(queued.stdout.contains("run_00001"), "{queued:?}");
+    let awaited = call(&home, "team_await_runs", &json!({"runId": "run_00001"}));
+    assert!(
+        awaited
+            .stdout
+            .contains("Run \"run_00001\" was cancelled: enough"),
+        "{awaited:?}"
+    );
+    assert_eq!(model.seen().len(), 1, "no request after the cancel");
+    let status = call(&home, "team_status", &json!({}));
+    assert!(status.stdout.contains("\"status\":\"idle\""), "{status:?}");
 }
 
 #[test]

@@ -118,9 +118,10 @@ fn run(
         agent,
         &mut messages,
         &|request| answer(ctx, tools, request),
+        &|| false,
     )
     .map_err(|e| match e {
-        RunError::Cancelled => cancelled(),
+        RunError::Cancelled | RunError::Stopped => cancelled(),
         RunError::Request(message) => ToolError::new(
             ToolErrorKind::FAILED,
             format!("The sub-agent's model request failed: {message}"),

@@ -338,7 +338,7 @@ impl Board {
         if let Some(busy) = self
             .members
             .iter()
-            .find(|m| m.role == "teammate" && m.status == "running")
+            .find(|m| m.role == "teammate" && m.running_in.is_some())
         {
             return Err(format!(
                 "Cannot cleanup team while teammate \"{}\" is still running",

@@ -15,10 +15,12 @@
 
 mod board;
 mod input;
+mod lease;
 mod runs;
 mod session;
 mod specs;
 mod store;
+mod teammate;
 mod tools;
 
 use tool_api::sdk::prelude::*;
@@ -43,7 +45,8 @@ impl Tool for Team {
                     .approval(ApprovalCategory::Read)
                     .checks_own_params()
                     .calls_as_subagent();
-                if spec.name == specs::SPAWN || spec.name == "team_run_task" {
+                if ["team_run_task", "team_await_runs", specs::SPAWN].contains(&spec.name.as_str())
+                {
                     tool = tool.open_world();
                 }
                 if spec.name == "team_run_task" || spec.name == "team_await_runs" {

@@ -1,23 +1,18 @@
-//! Teammates and their runs: spawning and routing work to a teammate, synchronously (the call
-//! waits for the teammate's answer) or as an async run kept on the board, which a
+//! Spawning teammates and their runs: work routed to a teammate synchronously (the call waits
+//! for its answer, [`crate::teammate`]) or as an async run kept on the board, which a
 //! `team_await_runs` call runs (two at a time) and waits for.
-//!
-//! A teammate is a sub-agent on the `[llm]` endpoint with its role prompt as system prompt. It
-//! is offered the host's tools (but those that start agents) and the team tools (but spawning),
-//! which it calls as itself: the host's through the host's full dispatch as a subagent's calls,
-//! the team's here with the teammate as the caller.
 
 use std::time::{Duration, Instant};
 
-use agent_support::agent_loop::{self, Agent, Outcome, RunError};
-use agent_support::conversation::{parse_arguments, Message, ToolDef, ToolRequest};
-use agent_support::llm::{max_turns, subagents_enabled, LlmSettings};
+use agent_support::agent_loop::Outcome;
+use agent_support::llm::subagents_enabled;
 use serde_json::{json, Map, Value};
 
-use crate::board::{is_active, preview, with_mail, Member, Run};
-use crate::session::{entry, required, text, Session};
+use crate::board::{is_active, preview, Member, Run, LEAD};
+use crate::session::{required, text, Session};
 use crate::specs;
-use crate::store::{now, this_process, EPOCH, RECOVERED};
+use crate::store::{now, EPOCH, RECOVERED};
+use crate::teammate::{route, Unanswered, Work, ABORTED};
 
 /// How many async runs a team runs at once (Cline's default).
 const MAX_CONCURRENT_RUNS: usize = 2;
@@ -25,9 +20,8 @@ const MAX_CONCURRENT_RUNS: usize = 2;
 /// How often an await looks at a run another process runs.
 const POLL: Duration = Duration::from_millis(250);
 
-/// The tools that start agents of their own, which a teammate is not offered (Cline gives
-/// teammates neither spawn_agent nor the team's spawning).
-const NOT_FOR_TEAMMATES: &[&str] = &["spawn_agent", specs::SPAWN];
+/// How long an await waits at most (Cline's `TEAM_AWAIT_TIMEOUT_MS`).
+const AWAIT_LIMIT: Duration = Duration::from_secs(60 * 60);
 
 /// What a run recovered from a process that is gone starts with.
 fn recovery_preamble(run_id: &str) -> String {
@@ -63,7 +57,7 @@ pub fn spawn(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Va
                     "Team member \"{agent_id}\" already exists and is not a teammate"
                 ))
             }
-            Some(m) if m.status == "running" => {
+            Some(m) if m.running_in.is_some() => {
                 return Err(format!(
                     "Teammate \"{agent_id}\" is currently running and cannot be respawned"
                 ))
@@ -126,7 +120,18 @@ pub fn run_task(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result
             "runId": run_id,
         }));
     }
-    let outcome = route(session, agent_id, message, task_id, continued)?;
+    let work = Work {
+        agent_id,
+        message,
+        task_id,
+        continued,
+        run_id: None,
+    };
+    let outcome = route(session, work).map_err(|ended| match ended {
+        Unanswered::Failed(error) => error,
+        Unanswered::Stopped => ABORTED.to_string(),
+        Unanswered::Cancelled => "The teammate's run was cancelled.".to_string(),
+    })?;
     Ok(json!({
         "agentId": agent_id, "mode": "sync", "status": "running", "dispatched": true,
         "message": format!("Task dispatched to {agent_id} and completed in sync mode."),
@@ -134,8 +139,8 @@ pub fn run_task(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result
     }))
 }
 
-/// `team_cancel_run`: a run that has not ended ends cancelled (one running ends when its
-/// teammate's next step does, and stays cancelled).
+/// `team_cancel_run`: a run that has not ended ends cancelled (one running stops before its
+/// teammate's next step, and stays cancelled).
 pub fn cancel(session: &Session<'_, '_>, input: &Map<String, Value>) -> Result<Value, String> {
     session.store.update(|e| {
         let run = e.team_state.run_mut(required(input, "runId"))?;
@@ -211,13 +216,18 @@ pub fn await_runs(session: &Session<'_, '_>, input: &Map<String, Value>) -> Resu
 }
 
 /// Runs the queued runs (`only` the one, or all), two at a time, and waits for those another
-/// process runs, until none of them is active; answers every run then. A teammate's own run,
-/// which it awaits from inside, is not waited for: it ends when the teammate answers (Cline's
-/// waits for it until the await's hour is up).
+/// process runs, until none of them is active; answers every run then. A teammate's await
+/// waits for no run that is already running: such a run is in a call above it (its own, or
+/// the one that routed work to it) or in another host, and waiting could close a circle.
+/// Cancelled, it leaves what is still queued queued; it gives up after Cline's hour.
 fn settle(session: &Session<'_, '_>, only: Option<&str>) -> Result<Vec<Run>, String> {
-    let own = |run: &Run| run.agent_id == session.requester && run.status == "running";
-    let awaited = |run: &Run| only.is_none_or(|id| run.id == id) && !own(run);
+    let waits_for_running = session.requester == LEAD;
+    let awaited = |run: &Run| only.is_none_or(|id| run.id == id);
+    let started = Instant::now();
     loop {
+        if session.ctx.is_cancelled() {
+            return Err("The wait for the team's runs was cancelled.".to_string());
+        }
         let runs = session.store.read(|e| e.team_state.runs.clone())?;
         let queued: Vec<String> = runs
             .iter()
@@ -225,12 +235,14 @@ fn settle(session: &Session<'_, '_>, only: Option<&str>) -> Result<Vec<Run>, Str
             .map(|r| r.id.clone())
             .collect();
         if queued.is_empty() {
-            if !runs.iter().any(|r| awaited(r) && r.status == "running") {
+            let running = runs.iter().any(|r| awaited(r) && r.status == "running");
+            if !running || !waits_for_running {
                 return Ok(runs);
             }
-            if session.ctx.wait_cancelled(POLL) {
-                return Err("The wait for the team's runs was cancelled.".to_string());
+            if started.elapsed() > AWAIT_LIMIT {
+                return Err("The team's runs did not end within an hour.".to_string());
             }
+            session.ctx.wait_cancelled(POLL);
             continue;
         }
         for batch in queued.chunks(MAX_CONCURRENT_RUNS) {
@@ -248,8 +260,13 @@ fn settle(session: &Session<'_, '_>, only: Option<&str>) -> Result<Vec<Run>, Str
     }
 }
 
-/// Runs the queued run `run_id` to its end; one not queued is left as it is.
+/// Runs the queued run `run_id` to its end; one not queued is left as it is, and so is every
+/// run once the call is cancelled.
 fn execute(session: &Session<'_, '_>, run_id: &str) -> Result<(), String> {
+    if session.ctx.is_cancelled() {
+        return Ok(());
+    }
+    let lease = session.store.lease()?;
     let claimed = session.store.update(|e| {
         let run = e.team_state.run_mut(run_id)?;
         if run.status != "queued" {
@@ -265,7 +282,7 @@ fn execute(session: &Session<'_, '_>, run_id: &str) -> Result<(), String> {
         run.started_at = now.clone();
         run.heartbeat_at = Some(now);
         run.current_activity = Some("run_started".to_string());
-        run.lease_owner = Some(this_process());
+        run.lease_owner = Some(lease.clone());
         let continued = run.continue_conversation == Some(true);
         Ok(Some((
             run.agent_id.clone(),
@@ -278,135 +295,47 @@ fn execute(session: &Session<'_, '_>, run_id: &str) -> Result<(), String> {
         return Ok(());
     };
     let started = Instant::now();
-    let result = route(session, &agent_id, &message, task_id.as_deref(), continued);
+    let work = Work {
+        agent_id: &agent_id,
+        message: &message,
+        task_id: task_id.as_deref(),
+        continued,
+        run_id: Some(run_id),
+    };
+    let result = route(session, work);
     let elapsed = started.elapsed().as_millis() as u64;
-    session.store.update(|e| {
+    let record = |e: &mut crate::store::Envelope| {
         let run = e.team_state.run_mut(run_id)?;
         run.lease_owner = None;
         if run.status == "cancelled" {
             return Ok(());
         }
-        run.ended_at = Some(now());
-        match &result {
+        let (status, error) = match &result {
             Ok(outcome) => {
-                run.status = "completed".to_string();
-                run.current_activity = Some("completed".to_string());
                 run.result = Some(result_json(outcome, elapsed));
+                ("completed", None)
             }
-            Err(error) => {
-                run.status = "failed".to_string();
-                run.current_activity = Some("failed".to_string());
-                run.error = Some(error.clone());
+            Err(Unanswered::Failed(error)) => ("failed", Some(error.clone())),
+            Err(Unanswered::Stopped) => ("cancelled", Some(ABORTED.to_string())),
+            Err(Unanswered::Cancelled) => {
+                // Not run after all: queued again, for the next await.
+                run.status = "queued".to_string();
+                run.started_at = EPOCH.to_string();
+                run.current_activity = Some("queued".to_string());
+                return Ok(());
             }
-        }
+        };
+        run.status = status.to_string();
+        run.current_activity = Some(status.to_string());
+        run.error = error;
+        run.ended_at = Some(now());
         Ok(())
-    })
-}
-
-/// Runs teammate `agent_id` on `message` (after its unread mail) to its answer: Cline's
-/// `routeToTeammate`.
-fn route(
-    session: &Session<'_, '_>,
-    agent_id: &str,
-    message: &str,
-    task_id: Option<&str>,
-    continued: bool,
-) -> Result<Outcome, String> {
-    let (role, mut messages) = session.store.update(|e| {
-        let member = e.team_state.teammate_mut(agent_id)?;
-        if member.status == "running" {
-            return Err("Cannot start a new run while another run is already in progress".into());
-        }
-        member.status = "running".to_string();
-        member.running_in = Some(this_process());
-        let role = member.description.clone().unwrap_or_default();
-        let mail = e.team_state.take_unread(agent_id, &now());
-        let mut history = match continued {
-            true => e.conversations.get(agent_id).cloned().unwrap_or_default(),
-            false => Vec::new(),
-        };
-        history.push(Message::User(vec![with_mail(&mail, message)]));
-        Ok((role, history))
-    })?;
-    let result = converse(session, agent_id, role.trim(), &mut messages);
-    session.store.update(|e| {
-        if let Ok(member) = e.team_state.teammate_mut(agent_id) {
-            member.running_in = None;
-            if member.status == "running" {
-                member.status = "idle".to_string();
-            }
-        }
-        let mut logged = match &result {
-            Ok(outcome) => {
-                e.conversations
-                    .insert(agent_id.to_string(), messages.clone());
-                let summary = format!(
-                    "Completed a delegated run ({} iterations)",
-                    outcome.iterations
-                );
-                entry(e, agent_id, "progress", &summary)
-            }
-            Err(error) => entry(e, agent_id, "error", error),
-        };
-        logged.task_id = task_id.map(str::to_string);
-        e.team_state.log(logged).map(drop)
-    })?;
-    result
-}
-
-/// The teammate's conversation, from `messages` (which end with its task) to its answer.
-fn converse(
-    session: &Session<'_, '_>,
-    agent_id: &str,
-    role: &str,
-    messages: &mut Vec<Message>,
-) -> Result<Outcome, String> {
-    let ctx = session.ctx;
-    let llm = LlmSettings::read(ctx, "team_run_task").map_err(|e| e.to_string())?;
-    let api_key = llm.api_key().map_err(|e| e.to_string())?;
-    let mut offered = agent_support::host_tools(ctx, &llm).map_err(|e| e.message.to_string())?;
-    offered.retain(|tool| {
-        !NOT_FOR_TEAMMATES.contains(&tool.name.as_str()) && specs::find(&tool.name).is_none()
-    });
-    offered.extend(
-        specs::all()
-            .iter()
-            .filter(|spec| !NOT_FOR_TEAMMATES.contains(&spec.name.as_str()))
-            .map(|spec| ToolDef {
-                name: spec.name.clone(),
-                description: spec.description.clone(),
-                schema: spec.input_schema.clone(),
-            }),
-    );
-    let agent = Agent {
-        system: role,
-        tools: &offered,
-        max_turns: max_turns(ctx).map_err(|e| e.to_string())?,
     };
-    let teammate = session.as_member(agent_id);
-    let respond = |request: &ToolRequest| answer(&teammate, &offered, request);
-    agent_loop::run(ctx, &llm, api_key.as_deref(), agent, messages, &respond).map_err(|e| match e {
-        RunError::Cancelled => "The teammate's run was cancelled.".to_string(),
-        RunError::Request(message) => message,
-    })
-}
-
-/// What the teammate reads as the result of one of its tool calls.
-fn answer(teammate: &Session<'_, '_>, offered: &[ToolDef], request: &ToolRequest) -> String {
-    if !offered.iter().any(|tool| tool.name == request.name) {
-        return tool_api::texts::tool_error(&format!("Tool '{}' is not available.", request.name));
-    }
-    let arguments = match parse_arguments(&request.raw_arguments) {
-        Ok(arguments) => arguments,
-        Err(message) => return tool_api::texts::tool_error(&message),
-    };
-    if specs::find(&request.name).is_some() {
-        return match teammate.call(&request.name, &Value::Object(arguments)) {
-            Ok(answer) => answer,
-            Err(error) => tool_api::texts::tool_error(&error),
-        };
-    }
-    agent_support::call_through_host(teammate.ctx, &request.name, arguments)
+    // A record that fails once (a full disk, a lock) is tried again before the run is left.
+    session
+        .store
+        .update(record)
+        .or_else(|_| session.store.update(record))
 }
 
 /// A run's result as Cline keeps it (`AgentResult`, without the transcript).

@@ -44,6 +44,40 @@ pub struct Envelope {
 }
 
 impl Envelope {
+    /// Each id counter at least the highest id of its kind in the state (a state written by
+    /// Cline's SDK has no counters).
+    fn count_from_ids(&mut self) {
+        let board = &self.team_state;
+        let ids = [
+            (
+                "task",
+                board.tasks.iter().map(|t| &t.id).collect::<Vec<_>>(),
+            ),
+            ("msg", board.mailbox.iter().map(|m| &m.id).collect()),
+            ("log", board.mission_log.iter().map(|l| &l.id).collect()),
+            ("run", board.runs.iter().map(|r| &r.id).collect()),
+            ("out", board.outcomes.iter().map(|o| &o.id).collect()),
+            (
+                "frag",
+                board.outcome_fragments.iter().map(|f| &f.id).collect(),
+            ),
+        ];
+        for (prefix, ids) in ids {
+            let highest = ids
+                .iter()
+                .filter_map(|id| {
+                    id.strip_prefix(prefix)?
+                        .strip_prefix('_')?
+                        .parse::<u64>()
+                        .ok()
+                })
+                .max()
+                .unwrap_or(0);
+            let counter = self.counters.entry(prefix.to_string()).or_insert(0);
+            *counter = (*counter).max(highest);
+        }
+    }
+
     /// The next id of `prefix`, zero-padded to `width` digits (`task_0001`).
     pub fn next_id(&mut self, prefix: &str, width: usize) -> String {
         let counter = self.counters.entry(prefix.to_string()).or_insert(0);
@@ -80,10 +114,12 @@ impl Store {
                 "The team name {name:?} makes no directory name: set team.name to letters, digits, '.', '_' or '-'."
             ))
         })?;
-        Ok(Self {
-            dir: base.join(folder),
-            name,
-        })
+        Ok(Self::at(base.join(folder), name))
+    }
+
+    /// Team `name`, kept in `dir`.
+    pub fn at(dir: PathBuf, name: String) -> Self {
+        Self { dir, name }
     }
 
     /// Reads the state, lets `change` change it, and writes it back when `change` succeeds.
@@ -98,10 +134,19 @@ impl Store {
         Ok(result)
     }
 
-    /// Reads the state, as [`Store::update`] would find it, without writing it.
+    /// Reads the state, as [`Store::update`] would find it, without writing it (but a new
+    /// team's, which is written at once so that its id stays).
     pub fn read<T>(&self, look: impl FnOnce(&Envelope) -> T) -> Result<T, String> {
+        if !self.dir.join(STATE_FILE).exists() {
+            return self.update(|e| Ok(look(e)));
+        }
         let _lock = self.lock()?;
         Ok(look(&self.load()?))
+    }
+
+    /// This process's lease on the team (see [`crate::lease`]).
+    pub fn lease(&self) -> Result<String, String> {
+        crate::lease::ours(&self.dir)
     }
 
     /// The team's directory, made when missing, and its lock held until the guard drops.
@@ -134,7 +179,8 @@ impl Store {
             },
             Err(e) => return Err(self.trouble("read", &e)),
         };
-        recover(&mut envelope.team_state, &now());
+        recover(&mut envelope.team_state, &self.dir, &now());
+        envelope.count_from_ids();
         Ok(envelope)
     }
 
@@ -149,6 +195,11 @@ impl Store {
             .collect();
         let mut text = serde_json::to_string_pretty(envelope).map_err(|e| e.to_string())?;
         text.push('\n');
+        // A state that would not read back (JSON nested past the parser's depth, say, from a
+        // tool call in a teammate's conversation) is never written: the team would be lost.
+        serde_json::from_str::<Envelope>(&text).map_err(|e| {
+            format!("The team's new state would not read back ({e}); it was not written.")
+        })?;
         write_atomically(&self.dir.join(STATE_FILE), &text).map_err(|e| self.trouble("write", &e))
     }
 
@@ -171,23 +222,16 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// This process's name for what it runs (`toolhost-PID`).
-pub fn this_process() -> String {
-    format!("toolhost-{}", std::process::id())
-}
-
-/// Whether the process named by [`this_process`] in another process is still there.
-fn is_alive(owner: &str) -> bool {
-    match owner.strip_prefix("toolhost-") {
-        Some(pid) => Path::new("/proc").join(pid).exists(),
-        None => false,
-    }
-}
-
-/// Members and runs left running by a process that is gone, taken back.
-fn recover(board: &mut Board, now: &str) {
+/// Members and runs left running by a process that is gone (or by no lease at all, as Cline's
+/// state has them), taken back.
+fn recover(board: &mut Board, dir: &Path, now: &str) {
+    let alive = |lease: &Option<String>| {
+        lease
+            .as_deref()
+            .is_some_and(|l| crate::lease::is_alive(dir, l))
+    };
     for member in &mut board.members {
-        if member.running_in.as_deref().is_some_and(|o| !is_alive(o)) {
+        if member.running_in.is_some() && !alive(&member.running_in) {
             member.running_in = None;
             if member.status == "running" {
                 member.status = "idle".to_string();
@@ -195,7 +239,7 @@ fn recover(board: &mut Board, now: &str) {
         }
     }
     for run in &mut board.runs {
-        if run.status == "running" && run.lease_owner.as_deref().is_some_and(|o| !is_alive(o)) {
+        if run.status == "running" && !alive(&run.lease_owner) {
             run.status = "queued".to_string();
             run.lease_owner = None;
             run.error = None;
@@ -282,14 +326,66 @@ mod tests {
 
     #[test]
     fn what_a_gone_process_ran_is_taken_back() {
+        #![allow(clippy::unwrap_used)]
+        let dir = tempfile::tempdir().unwrap();
         let mut board = Board::new("t_x".into(), "crew".into());
         board.members[0].status = "running".into();
-        board.members[0].running_in = Some("toolhost-999999999".into());
-        recover(&mut board, EPOCH);
+        board.members[0].running_in = Some("toolhost-999999999-1".into());
+        recover(&mut board, dir.path(), EPOCH);
         assert_eq!(board.members[0].status, "idle");
-        board.members[0].running_in = Some(this_process());
+        board.members[0].running_in = Some(crate::lease::ours(dir.path()).unwrap());
         board.members[0].status = "running".into();
-        recover(&mut board, EPOCH);
+        recover(&mut board, dir.path(), EPOCH);
         assert_eq!(board.members[0].status, "running", "this process is alive");
+    }
+
+    #[test]
+    fn a_state_that_would_not_read_back_is_not_written() {
+        #![allow(clippy::unwrap_used)]
+        use agent_support::conversation::{Message, ToolRequest};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().join("crew"), "crew".into());
+        store.update(|_| Ok(())).unwrap();
+        let before = std::fs::read_to_string(dir.path().join("crew/state.json")).unwrap();
+        let mut deep = serde_json::json!("x");
+        for _ in 0..126 {
+            deep = serde_json::json!([deep]);
+        }
+        let refused = store.update(|e| {
+            let call = ToolRequest {
+                id: "c".into(),
+                name: "read_files".into(),
+                raw_arguments: deep.clone(),
+            };
+            let turn = Message::Assistant {
+                text: String::new(),
+                calls: vec![call],
+            };
+            e.conversations.insert("ana".into(), vec![turn]);
+            Ok(())
+        });
+        assert!(refused.unwrap_err().contains("would not read back"));
+        let after = std::fs::read_to_string(dir.path().join("crew/state.json")).unwrap();
+        assert_eq!(after, before);
+    }
+
+    #[test]
+    fn counters_start_past_the_ids_a_state_holds() {
+        let mut envelope = Envelope::default();
+        envelope.team_state.tasks.push(crate::board::Task {
+            id: "task_0007".into(),
+            title: String::new(),
+            description: String::new(),
+            status: "pending".into(),
+            created_at: EPOCH.into(),
+            updated_at: EPOCH.into(),
+            created_by: "lead".into(),
+            assignee: None,
+            depends_on: Vec::new(),
+            summary: None,
+        });
+        envelope.count_from_ids();
+        assert_eq!(envelope.next_id("task", 4), "task_0008");
+        assert_eq!(envelope.next_id("run", 5), "run_00001");
     }
 }

@@ -47,6 +47,8 @@ pub enum RunError {
     Cancelled,
     /// A model request failed (after Cline's retries); the endpoint's message.
     Request(String),
+    /// The run was told to stop (its `stopped` check said so between two steps).
+    Stopped,
 }
 
 /// What one run is: the system prompt, the tools offered, and how many requests it may make.
@@ -61,7 +63,8 @@ pub struct Agent<'a> {
 }
 
 /// Runs `agent` (with `llm`'s endpoint and `api_key`) on `messages` (which end with the user's turn, and gain the run's turns):
-/// each tool call the model makes is answered by `answer`, in order.
+/// each tool call the model makes is answered by `answer`, in order, and before each step
+/// `stopped` says whether the run must end there.
 pub fn run(
     ctx: &Ctx<'_>,
     llm: &LlmSettings,
@@ -69,10 +72,14 @@ pub fn run(
     agent: Agent<'_>,
     messages: &mut Vec<Message>,
     answer: &dyn Fn(&ToolRequest) -> String,
+    stopped: &dyn Fn() -> bool,
 ) -> Result<Outcome, RunError> {
     let mut usage = Usage::default();
     let mut text = String::new();
     for iteration in 1..=agent.max_turns {
+        if stopped() {
+            return Err(RunError::Stopped);
+        }
         let body = request_body(llm, agent.system, agent.tools, messages);
         let reply = match send(ctx, llm, api_key, &body) {
             Ok(reply) => reply,
@@ -100,6 +107,9 @@ pub fn run(
         for request in &reply.calls {
             if ctx.is_cancelled() {
                 return Err(RunError::Cancelled);
+            }
+            if stopped() {
+                return Err(RunError::Stopped);
             }
             answers.push(ToolAnswer {
                 id: request.id.clone(),
