@@ -373,6 +373,28 @@ fn a_run_cancelled_while_it_runs_stops_before_its_next_step() {
 }
 
 #[test]
+fn a_shut_down_teammate_runs_nothing_until_spawned_again() {
+    let model = ScriptedModel::start(echo);
+    let home = team_user(&model, "", &[]);
+    spawn_ana(&home);
+    let stopped = call(
+        &home,
+        "team_shutdown_teammate",
+        &json!({"agentId": "ana", "reason": "done"}),
+    );
+    assert_eq!(stopped.code, 0, "{stopped:?}");
+    let refused = call(
+        &home,
+        "team_run_task",
+        &json!({"agentId": "ana", "task": "More"}),
+    );
+    assert!(refused.stdout.contains("was shut down"), "{refused:?}");
+    assert!(model.seen().is_empty());
+    spawn_ana(&home);
+    assert_eq!(run_ana(&home, "More")["text"], "done: More");
+}
+
+#[test]
 fn a_sub_agent_has_no_team_tools() {
     let model = ScriptedModel::start(|body| {
         let asked = body["messages"]

@@ -14,7 +14,9 @@ use rustix::fs::{flock, FlockOperation};
 static HELD: Mutex<Vec<(PathBuf, String, File)>> = Mutex::new(Vec::new());
 
 /// This process's lease in the team directory `dir`, taken on first use and held until the
-/// process ends.
+/// process ends; taking it removes the lock files of processes that are gone. Called under
+/// the team's lock ([`crate::store::Store::lease`]), so no other process is between creating
+/// its file and locking it.
 pub fn ours(dir: &Path) -> Result<String, String> {
     let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((_, lease, _)) = held.iter().find(|(d, _, _)| d == dir) {
@@ -23,6 +25,9 @@ pub fn ours(dir: &Path) -> Result<String, String> {
     let owners = dir.join("owners");
     std::fs::create_dir_all(&owners)
         .map_err(|e| format!("Cannot create {}: {e}", owners.display()))?;
+    for entry in std::fs::read_dir(&owners).into_iter().flatten().flatten() {
+        let _ = is_held_else_remove(&entry.path());
+    }
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -45,17 +50,23 @@ pub fn is_alive(dir: &Path, lease: &str) -> bool {
     if !well_formed {
         return false;
     }
-    if ours(dir).is_ok_and(|mine| mine == lease) {
-        return true;
-    }
-    let path = dir.join("owners").join(format!("{lease}.lock"));
-    let Ok(file) = File::open(&path) else {
+    let mine = HELD
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .any(|(d, held, _)| d == dir && held == lease);
+    mine || is_held_else_remove(&dir.join("owners").join(format!("{lease}.lock")))
+}
+
+/// Whether another process holds the lock file `path`; one nobody holds is removed (its
+/// process is gone).
+fn is_held_else_remove(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
         return false;
     };
     match flock(&file, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => {
-            // Nobody holds it: its process is gone.
-            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(path);
             false
         }
         Err(_) => true,
@@ -70,7 +81,11 @@ mod tests {
     #[test]
     fn a_lease_lives_with_its_holder() {
         let dir = tempfile::tempdir().unwrap();
+        // A lock file left by a process that ended goes when a lease is taken.
+        std::fs::create_dir_all(dir.path().join("owners")).unwrap();
+        std::fs::write(dir.path().join("owners/toolhost-2-def.lock"), "").unwrap();
         let mine = ours(dir.path()).unwrap();
+        assert!(!dir.path().join("owners/toolhost-2-def.lock").exists());
         assert_eq!(ours(dir.path()).unwrap(), mine, "one lease per directory");
         assert!(is_alive(dir.path(), &mine));
         // A lease whose file nobody holds (a process that ended).

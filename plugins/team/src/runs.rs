@@ -318,10 +318,11 @@ fn execute(session: &Session<'_, '_>, run_id: &str) -> Result<(), String> {
             Err(Unanswered::Failed(error)) => ("failed", Some(error.clone())),
             Err(Unanswered::Stopped) => ("cancelled", Some(ABORTED.to_string())),
             Err(Unanswered::Cancelled) => {
-                // Not run after all: queued again, for the next await.
+                // Cut short: queued again for the next await, which starts it with the
+                // recovery preamble (it may have done part of its work).
                 run.status = "queued".to_string();
                 run.started_at = EPOCH.to_string();
-                run.current_activity = Some("queued".to_string());
+                run.current_activity = Some(RECOVERED.to_string());
                 return Ok(());
             }
         };

@@ -144,8 +144,9 @@ impl Store {
         Ok(look(&self.load()?))
     }
 
-    /// This process's lease on the team (see [`crate::lease`]).
+    /// This process's lease on the team (see [`crate::lease`]), taken under the team's lock.
     pub fn lease(&self) -> Result<String, String> {
+        let _lock = self.lock()?;
         crate::lease::ours(&self.dir)
     }
 
@@ -231,7 +232,8 @@ fn recover(board: &mut Board, dir: &Path, now: &str) {
             .is_some_and(|l| crate::lease::is_alive(dir, l))
     };
     for member in &mut board.members {
-        if member.running_in.is_some() && !alive(&member.running_in) {
+        let unleased = member.running_in.is_none() && member.status == "running";
+        if unleased || (member.running_in.is_some() && !alive(&member.running_in)) {
             member.running_in = None;
             if member.status == "running" {
                 member.status = "idle".to_string();
@@ -337,6 +339,10 @@ mod tests {
         board.members[0].status = "running".into();
         recover(&mut board, dir.path(), EPOCH);
         assert_eq!(board.members[0].status, "running", "this process is alive");
+        // Cline's state marks a running member without a lease.
+        board.members[0].running_in = None;
+        recover(&mut board, dir.path(), EPOCH);
+        assert_eq!(board.members[0].status, "idle");
     }
 
     #[test]

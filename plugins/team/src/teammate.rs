@@ -67,6 +67,11 @@ pub fn route(session: &Session<'_, '_>, work: Work<'_>) -> Result<Outcome, Unans
                     "Cannot start a new run while another run is already in progress".into(),
                 );
             }
+            if member.status == "stopped" {
+                return Err(format!(
+                    "Teammate \"{agent_id}\" was shut down; team_spawn_teammate starts it again."
+                ));
+            }
             member.status = "running".to_string();
             member.running_in = Some(lease.clone());
             let role = member.description.clone().unwrap_or_default();
@@ -80,7 +85,16 @@ pub fn route(session: &Session<'_, '_>, work: Work<'_>) -> Result<Outcome, Unans
             Ok((role, history, read))
         })
         .map_err(Unanswered::Failed)?;
-    let result = converse(session, work, role.trim(), &mut messages);
+    // A panic in the run is its failure: the teammate is let go all the same.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        converse(session, work, role.trim(), &mut messages)
+    }))
+    .unwrap_or_else(|panic| {
+        Err(Unanswered::Failed(format!(
+            "The teammate's run stopped: {}",
+            tool_api::sdk::panic_message(panic.as_ref())
+        )))
+    });
     let record = |e: &mut Envelope| {
         if let Ok(member) = e.team_state.teammate_mut(agent_id) {
             member.running_in = None;
@@ -124,6 +138,9 @@ pub fn route(session: &Session<'_, '_>, work: Work<'_>) -> Result<Outcome, Unans
         let _ = session.store.update(|e| {
             if let Ok(member) = e.team_state.teammate_mut(agent_id) {
                 member.running_in = None;
+                if member.status == "running" {
+                    member.status = "idle".to_string();
+                }
             }
             Ok(())
         });
