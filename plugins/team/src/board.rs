@@ -49,7 +49,8 @@ pub struct Member {
     pub description: Option<String>,
     /// `idle`, `running` or `stopped`.
     pub status: String,
-    /// The process running it while it runs (`toolhost-PID`); not part of Cline's state.
+    /// The lease of the process running it, while it runs ([`crate::lease`]); not part of
+    /// Cline's state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running_in: Option<String>,
 }
@@ -164,7 +165,7 @@ pub struct Run {
     /// When it ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<String>,
-    /// The process running it (`toolhost-PID`).
+    /// The lease of the process running it ([`crate::lease`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_owner: Option<String>,
     /// When it last showed life.

@@ -192,12 +192,7 @@ pub fn await_runs(session: &Session<'_, '_>, input: &Map<String, Value>) -> Resu
         }
         return Ok(Value::Array(runs.iter().map(summary).collect()));
     };
-    if !session
-        .store
-        .read(|e| e.team_state.runs.iter().any(|r| r.id == run_id))?
-    {
-        return Err(format!("Run \"{run_id}\" was not found"));
-    }
+    // An unknown run is neither queued nor running: settling returns at once.
     let runs = settle(session, Some(run_id))?;
     let run = runs
         .into_iter()
@@ -358,49 +353,29 @@ fn result_json(outcome: &Outcome, duration_ms: u64) -> Value {
     })
 }
 
-/// Cline's run summary: the record with previews instead of the message and the result.
+/// Cline's run summary: the record as it is kept (Cline's fields, in its order), with a
+/// preview in place of the message and a summary in place of the result.
 fn summary(run: &Run) -> Value {
     let mut out = Map::new();
-    let mut put = |key: &str, value: Option<Value>| {
-        if let Some(value) = value {
-            out.insert(key.to_string(), value);
-        }
-    };
-    put("id", Some(json!(run.id)));
-    put("agentId", Some(json!(run.agent_id)));
-    put("taskId", run.task_id.as_ref().map(|v| json!(v)));
-    put("status", Some(json!(run.status)));
-    put("messagePreview", Some(json!(preview(&run.message, 240))));
-    put("priority", Some(json!(run.priority)));
-    put("retryCount", Some(json!(run.retry_count)));
-    put("maxRetries", Some(json!(run.max_retries)));
-    put(
-        "continueConversation",
-        run.continue_conversation.map(|v| json!(v)),
-    );
-    put("startedAt", Some(json!(run.started_at)));
-    for (key, value) in [
-        ("endedAt", &run.ended_at),
-        ("leaseOwner", &run.lease_owner),
-        ("heartbeatAt", &run.heartbeat_at),
-        ("lastProgressAt", &run.last_progress_at),
-        ("lastProgressMessage", &run.last_progress_message),
-        ("currentActivity", &run.current_activity),
-        ("error", &run.error),
-    ] {
-        put(key, value.as_ref().map(|v| json!(v)));
+    let kept = json!(run);
+    for (key, value) in kept.as_object().into_iter().flatten() {
+        match key.as_str() {
+            "message" => out.insert(
+                "messagePreview".to_string(),
+                json!(preview(&run.message, 240)),
+            ),
+            "result" => out.insert(
+                "resultSummary".to_string(),
+                json!({
+                    "textPreview": preview(value["text"].as_str().unwrap_or_default(), 400),
+                    "iterations": value["iterations"],
+                    "finishReason": value["finishReason"],
+                    "durationMs": value["durationMs"],
+                    "usage": value["usage"],
+                }),
+            ),
+            _ => out.insert(key.clone(), value.clone()),
+        };
     }
-    put(
-        "resultSummary",
-        run.result.as_ref().map(|result| {
-            json!({
-                "textPreview": preview(result["text"].as_str().unwrap_or_default(), 400),
-                "iterations": result["iterations"],
-                "finishReason": result["finishReason"],
-                "durationMs": result["durationMs"],
-                "usage": result["usage"],
-            })
-        }),
-    );
     Value::Object(out)
 }

@@ -176,11 +176,13 @@ fn converse(
     messages: &mut Vec<Message>,
 ) -> Result<Outcome, Unanswered> {
     let ctx = session.ctx;
-    let failed = |e: String| Unanswered::Failed(e);
-    let llm = LlmSettings::read(ctx, "team_run_task").map_err(|e| failed(e.to_string()))?;
-    let api_key = llm.api_key().map_err(|e| failed(e.to_string()))?;
-    let mut offered =
-        agent_support::host_tools(ctx, &llm).map_err(|e| failed(e.message.to_string()))?;
+    let llm =
+        LlmSettings::read(ctx, "team_run_task").map_err(|e| Unanswered::Failed(e.to_string()))?;
+    let api_key = llm
+        .api_key()
+        .map_err(|e| Unanswered::Failed(e.to_string()))?;
+    let mut offered = agent_support::host_tools(ctx, &llm)
+        .map_err(|e| Unanswered::Failed(e.message.to_string()))?;
     offered.retain(|tool| {
         !NOT_FOR_TEAMMATES.contains(&tool.name.as_str()) && specs::find(&tool.name).is_none()
     });
@@ -197,7 +199,7 @@ fn converse(
     let agent = Agent {
         system: role,
         tools: &offered,
-        max_turns: max_turns(ctx).map_err(|e| failed(e.to_string()))?,
+        max_turns: max_turns(ctx).map_err(|e| Unanswered::Failed(e.to_string()))?,
     };
     let teammate = session.as_member(work.agent_id);
     let respond = |request: &ToolRequest| answer(&teammate, &offered, request);
